@@ -1,0 +1,193 @@
+package encoding
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func seededRand(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, seed>>1))
+}
+
+func randBytes(r *rand.Rand, max int) []byte {
+	b := make([]byte, r.IntN(max+1))
+	for i := range b {
+		// A small alphabet makes shared prefixes (the hard case) common.
+		b[i] = byte(r.IntN(4)) * 0x55
+	}
+	return b
+}
+
+func TestSlotMatchesRedisCluster(t *testing.T) {
+	// Values from the Redis Cluster specification and CLUSTER KEYSLOT.
+	cases := []struct {
+		key  string
+		slot uint16
+	}{
+		{"", 0},
+		{"123456789", 0x31C3 & (SlotCount - 1)},
+		{"foo", 12182},
+		{"bar", 5061},
+		{"{user1000}.following", Slot([]byte("user1000"))},
+		{"{user1000}.followers", Slot([]byte("user1000"))},
+		{"foo{}{bar}", Slot([]byte("foo{}{bar}"))},
+		{"foo{{bar}}zap", Slot([]byte("{bar"))},
+		{"foo{bar}{zap}", Slot([]byte("bar"))},
+	}
+	for _, c := range cases {
+		if got := Slot([]byte(c.key)); got != c.slot {
+			t.Errorf("Slot(%q) = %d, want %d", c.key, got, c.slot)
+		}
+	}
+}
+
+func TestMetaKeyRoundTrip(t *testing.T) {
+	r := seededRand(t)
+	for range 2000 {
+		db := uint16(r.IntN(1 << 16))
+		key := randBytes(r, 40)
+		mk := AppendMetaKey(nil, db, key)
+		d, err := DecodeMetaKey(mk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.DB != db || !bytes.Equal(d.Key, key) || d.Slot != Slot(key) || d.Hash != KeyHash(key) {
+			t.Fatalf("round trip of (%d, %q) gave %+v", db, key, d)
+		}
+		ek := AppendExpireKey(nil, 12345, mk)
+		ms, back, err := DecodeExpireKey(nil, ek)
+		if err != nil || ms != 12345 || !bytes.Equal(back, mk) {
+			t.Fatalf("expiry key round trip: %d %q %v", ms, back, err)
+		}
+	}
+}
+
+func TestMetaKeyOrderIsScanPosition(t *testing.T) {
+	r := seededRand(t)
+	for range 2000 {
+		a, b := randBytes(r, 12), randBytes(r, 12)
+		ka, kb := AppendMetaKey(nil, 3, a), AppendMetaKey(nil, 3, b)
+		pa := uint64(Slot(a))<<32 | uint64(KeyHash(a))
+		pb := uint64(Slot(b))<<32 | uint64(KeyHash(b))
+		if pa < pb && bytes.Compare(ka, kb) >= 0 {
+			t.Fatalf("position %x < %x but key %x >= %x", pa, pb, ka, kb)
+		}
+		pos := AppendScanPosition(nil, 3, Slot(b), KeyHash(b))
+		if bytes.Compare(pos, kb) > 0 {
+			t.Fatalf("scan position %x sorts after its key %x", pos, kb)
+		}
+	}
+}
+
+func TestSubKeyPrefixesNeverCollide(t *testing.T) {
+	// Length-prefixing: no key's prefix range contains another key's
+	// sub-keys, whatever bytes the keys hold.
+	r := seededRand(t)
+	for range 5000 {
+		a, b := randBytes(r, 6), randBytes(r, 6)
+		if bytes.Equal(a, b) {
+			continue
+		}
+		va, vb := r.Uint64N(3), r.Uint64N(3)
+		pa := AppendSubKeyPrefix(nil, FamilySub, 0, a, va)
+		sub := append(AppendSubKeyPrefix(nil, FamilySub, 0, b, vb), randBytes(r, 8)...)
+		if bytes.HasPrefix(sub, pa) {
+			t.Fatalf("sub-key of %q v%d falls inside the range of %q v%d", b, vb, a, va)
+		}
+	}
+}
+
+func TestMetaRoundTrip(t *testing.T) {
+	cases := []Meta{
+		{Type: TypeString, Value: []byte("hello")},
+		{Type: TypeString, ExpireMs: 1700000000000, Value: []byte{}},
+		{Type: TypeHash, ExpireMs: 5, Version: 42, Size: 10},
+		{Type: TypeList, Version: 1, Size: 3, Value: []byte{1, 2, 3}},
+		{Type: TypeZSet, Version: 1<<63 + 1, Size: 1 << 40},
+	}
+	for _, m := range cases {
+		b := AppendMeta(nil, &m)
+		got, err := DecodeMeta(b)
+		if err != nil {
+			t.Fatalf("%+v: %v", m, err)
+		}
+		if got.Type != m.Type || got.ExpireMs != m.ExpireMs || got.Version != m.Version || got.Size != m.Size || !bytes.Equal(got.Value, m.Value) {
+			t.Fatalf("round trip %+v gave %+v", m, got)
+		}
+	}
+	if s := AppendStringMeta(nil, 7, []byte("v")); !bytes.Equal(s, AppendMeta(nil, &Meta{Type: TypeString, ExpireMs: 7, Value: []byte("v")})) {
+		t.Fatal("AppendStringMeta differs from AppendMeta")
+	}
+}
+
+func TestDecodeMetaRejectsCorruption(t *testing.T) {
+	for _, b := range [][]byte{
+		nil,
+		{byte(TypeString)},
+		{byte(TypeHash), 0, 0, 0, 0, 0, 0, 0, 0},
+		{0x0f, 0, 0, 0, 0, 0, 0, 0, 0},
+		{0x10 | byte(TypeString), 0, 0, 0, 0, 0, 0, 0, 0},
+	} {
+		if _, err := DecodeMeta(b); err == nil {
+			t.Errorf("DecodeMeta(%x) accepted corrupt input", b)
+		}
+	}
+}
+
+func TestPrefixEnd(t *testing.T) {
+	cases := []struct{ in, want []byte }{
+		{[]byte{1, 2}, []byte{1, 3}},
+		{[]byte{1, 0xff}, []byte{2}},
+		{[]byte{0xff, 0xff}, nil},
+	}
+	for _, c := range cases {
+		if got := PrefixEnd(c.in); !bytes.Equal(got, c.want) {
+			t.Errorf("PrefixEnd(%x) = %x, want %x", c.in, got, c.want)
+		}
+	}
+}
+
+func TestExpireKeysSortByDeadline(t *testing.T) {
+	r := seededRand(t)
+	for range 1000 {
+		a, b := r.Int64N(1<<50), r.Int64N(1<<50)
+		ka := AppendExpireKey(nil, a, AppendMetaKey(nil, 0, randBytes(r, 8)))
+		kb := AppendExpireKey(nil, b, AppendMetaKey(nil, 0, randBytes(r, 8)))
+		if a < b && bytes.Compare(ka, kb) >= 0 {
+			t.Fatalf("deadline %d < %d but keys out of order", a, b)
+		}
+		if bytes.Compare(ka, ExpireUpTo(nil, a)) >= 0 {
+			t.Fatalf("entry with deadline %d not below ExpireUpTo(%d)", a, a)
+		}
+	}
+}
+
+func FuzzDecodeMeta(f *testing.F) {
+	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("x")}))
+	f.Add(AppendMeta(nil, &Meta{Type: TypeHash, Version: 1, Size: 2}))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeMeta(b)
+		if err != nil {
+			return
+		}
+		if again := AppendMeta(nil, &m); !bytes.Equal(again, b) {
+			t.Fatalf("re-encoding %x gave %x", b, again)
+		}
+	})
+}
+
+func FuzzDecodeKeys(f *testing.F) {
+	f.Add(AppendMetaKey(nil, 1, []byte("k")))
+	f.Add(AppendExpireKey(nil, 9, AppendMetaKey(nil, 1, []byte("k"))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = DecodeMetaKey(b)
+		_, _, _ = DecodeExpireKey(nil, b)
+		_, _, _ = DecodeCounterKey(b)
+		_, _ = DecodeDBMapKey(b)
+	})
+}

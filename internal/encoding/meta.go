@@ -1,0 +1,122 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Type is the Redis type of a key, stored in the low four bits of the
+// metadata flags byte. Part of the file format: never renumber.
+type Type byte
+
+// Key types.
+const (
+	TypeString Type = 1
+	TypeHash   Type = 2
+	TypeSet    Type = 3
+	TypeList   Type = 4
+	TypeZSet   Type = 5
+	TypeStream Type = 6
+)
+
+// String is the name TYPE replies with.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeHash:
+		return "hash"
+	case TypeSet:
+		return "set"
+	case TypeList:
+		return "list"
+	case TypeZSet:
+		return "zset"
+	case TypeStream:
+		return "stream"
+	}
+	return "unknown"
+}
+
+// IsCollection reports whether the type keeps its data in sub-keys under a
+// version (everything but inline strings).
+func (t Type) IsCollection() bool { return t != TypeString }
+
+// CurrentEncodingVersion is written in the high four bits of the flags byte of
+// every new record; decoders accept every version they know.
+const CurrentEncodingVersion = 0
+
+// Meta is the decoded metadata record of one key.
+//
+// String (value inline, so GET is one point read):
+//
+//	flags u8 | expire-ms u64 | value...
+//
+// Collections:
+//
+//	flags u8 | expire-ms u64 | version u64 | size u64 | type-specific...
+//
+// flags = encoding-version<<4 | type. expire-ms 0 means no expiry.
+type Meta struct {
+	Type     Type
+	ExpireMs int64
+	// Version names the collection's sub-keys; a new collection under the
+	// same name gets a new version and never sees stale members.
+	Version uint64
+	// Size is the member count (HLEN, SCARD, ZCARD, LLEN).
+	Size uint64
+	// Value is the inline string value, or the type-specific tail of a
+	// collection's record. It aliases the decoded buffer.
+	Value []byte
+}
+
+const (
+	stringHeaderLen     = 1 + 8
+	collectionHeaderLen = 1 + 8 + 8 + 8
+)
+
+// Expired reports whether the key's deadline has passed at nowMs.
+func (m *Meta) Expired(nowMs int64) bool { return m.ExpireMs != 0 && m.ExpireMs <= nowMs }
+
+// AppendMeta appends the encoded record.
+func AppendMeta(dst []byte, m *Meta) []byte {
+	dst = append(dst, CurrentEncodingVersion<<4|byte(m.Type))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
+	if m.Type.IsCollection() {
+		dst = binary.BigEndian.AppendUint64(dst, m.Version)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+	}
+	return append(dst, m.Value...)
+}
+
+// AppendStringMeta appends a string record without building a Meta.
+func AppendStringMeta(dst []byte, expireMs int64, value []byte) []byte {
+	dst = append(dst, CurrentEncodingVersion<<4|byte(TypeString))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(expireMs))
+	return append(dst, value...)
+}
+
+// DecodeMeta decodes a metadata record. Value aliases b.
+func DecodeMeta(b []byte) (Meta, error) {
+	if len(b) < stringHeaderLen {
+		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
+	}
+	if v := b[0] >> 4; v > CurrentEncodingVersion {
+		return Meta{}, fmt.Errorf("%w: unknown encoding version %d", ErrCorrupt, v)
+	}
+	m := Meta{Type: Type(b[0] & 0x0f), ExpireMs: int64(binary.BigEndian.Uint64(b[1:]))}
+	switch {
+	case m.Type == TypeString:
+		m.Value = b[stringHeaderLen:]
+	case m.Type >= TypeHash && m.Type <= TypeStream:
+		if len(b) < collectionHeaderLen {
+			return Meta{}, fmt.Errorf("%w: %s metadata of %d bytes", ErrCorrupt, m.Type, len(b))
+		}
+		m.Version = binary.BigEndian.Uint64(b[9:])
+		m.Size = binary.BigEndian.Uint64(b[17:])
+		m.Value = b[collectionHeaderLen:]
+	default:
+		return Meta{}, fmt.Errorf("%w: unknown type %d", ErrCorrupt, m.Type)
+	}
+	return m, nil
+}

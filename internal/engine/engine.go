@@ -1,0 +1,85 @@
+// Package engine is the ordered key-value store under Cairn's data model: an
+// ordered byte map with point reads, bounded iterators, atomic batches that
+// read their own writes, range deletes and snapshots.
+//
+// The interface is transaction-shaped on purpose. The data model is written
+// against it alone and never imports Pebble, so a distributed ordered store
+// with transactions (TiKV) can replace the embedded Pebble implementation
+// without rewriting the types.
+//
+// Caveats: byte slices returned by an Iterator are valid only until the
+// iterator moves or closes; values returned by Get are the caller's.
+package engine
+
+import "errors"
+
+// ErrNotFound is returned by Get when the key does not exist.
+var ErrNotFound = errors.New("engine: not found")
+
+// ErrClosed is returned after the engine has been closed.
+var ErrClosed = errors.New("engine: closed")
+
+// Reader reads a consistent or latest view of the keyspace.
+type Reader interface {
+	// Get appends the value of key to dst[:0] and returns it, or
+	// ErrNotFound.
+	Get(key, dst []byte) ([]byte, error)
+	// NewIter returns an iterator over [lower, upper). A nil bound is open.
+	NewIter(lower, upper []byte) (Iterator, error)
+}
+
+// Iterator walks keys in byte order. It starts unpositioned.
+type Iterator interface {
+	First() bool
+	Last() bool
+	SeekGE(key []byte) bool
+	SeekLT(key []byte) bool
+	Next() bool
+	Prev() bool
+	Valid() bool
+	Key() []byte
+	Value() []byte
+	Error() error
+	Close() error
+}
+
+// Batch is a set of writes committed atomically. Reads through a batch see
+// the batch's own writes over the latest committed state.
+type Batch interface {
+	Reader
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	// DeleteRange deletes every key in [start, end) with one tombstone.
+	DeleteRange(start, end []byte) error
+	// Empty reports whether the batch holds no writes.
+	Empty() bool
+	// Commit applies the batch atomically; with sync it returns only once
+	// the write is durable. Concurrent synced commits share fsyncs.
+	Commit(sync bool) error
+	// Close releases the batch; a batch not committed is discarded.
+	Close() error
+}
+
+// Snapshot is a frozen, consistent view. Close it when done.
+type Snapshot interface {
+	Reader
+	Close() error
+}
+
+// Engine is an open store.
+type Engine interface {
+	Reader
+	NewBatch() Batch
+	NewSnapshot() Snapshot
+	// SyncWAL makes every write committed so far durable.
+	SyncWAL() error
+	// Stats describes the engine for INFO, as name/value pairs.
+	Stats() []Stat
+	Close() error
+}
+
+// Stat is one figure for INFO.
+type Stat struct {
+	Name  string
+	Value string
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// PebbleOptions configures OpenPebble.
+type PebbleOptions struct {
+	// CacheSize is the block cache in bytes (Pebble's default of 8 MB is far
+	// too small for a server).
+	CacheSize int64
+	// FS replaces the file system, for tests (vfs.NewMem, errorfs).
+	FS vfs.FS
+	// Logger receives Pebble's own log lines; nil discards the info level.
+	Logger pebble.Logger
+}
+
+// Pebble is the embedded engine.
+type Pebble struct {
+	db     *pebble.DB
+	closed atomic.Bool
+}
+
+// OpenPebble opens (creating if needed) a Pebble store in dir.
+func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
+	if o.CacheSize <= 0 {
+		o.CacheSize = 64 << 20
+	}
+	cache := pebble.NewCache(o.CacheSize)
+	defer cache.Unref()
+	opts := &pebble.Options{
+		Cache:                       cache,
+		FS:                          o.FS,
+		MemTableSize:                64 << 20,
+		MemTableStopWritesThreshold: 4,
+		L0CompactionThreshold:       4,
+		L0StopWritesThreshold:       24,
+		LBaseMaxBytes:               256 << 20,
+		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
+		Logger:                      o.Logger,
+	}
+	if opts.Logger == nil {
+		opts.Logger = quietLogger{}
+	}
+	for i := range opts.Levels {
+		l := &opts.Levels[i]
+		l.BlockSize = 32 << 10
+		l.FilterPolicy = bloom.FilterPolicy(10)
+		l.FilterType = pebble.TableFilter
+	}
+	opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionBalanced })
+	opts.EnsureDefaults()
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
+	}
+	return &Pebble{db: db}, nil
+}
+
+// quietLogger drops Pebble's informational chatter but keeps errors visible
+// through the standard logger of the process.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)      {}
+func (quietLogger) Errorf(f string, a ...any) { pebble.DefaultLogger.Errorf(f, a...) }
+func (quietLogger) Fatalf(f string, a ...any) { pebble.DefaultLogger.Fatalf(f, a...) }
+
+// Get implements Reader.
+func (p *Pebble) Get(key, dst []byte) ([]byte, error) {
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
+	return get(p.db, key, dst)
+}
+
+func get(r pebble.Reader, key, dst []byte) ([]byte, error) {
+	v, closer, err := r.Get(key)
+	if err != nil {
+		if errors.Is(err, pebble.ErrNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("engine get: %w", err)
+	}
+	dst = append(dst[:0], v...)
+	if err := closer.Close(); err != nil {
+		return nil, fmt.Errorf("engine get: %w", err)
+	}
+	return dst, nil
+}
+
+// NewIter implements Reader.
+func (p *Pebble) NewIter(lower, upper []byte) (Iterator, error) {
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
+	return newIter(p.db, lower, upper)
+}
+
+func newIter(r pebble.Reader, lower, upper []byte) (Iterator, error) {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, fmt.Errorf("engine iterator: %w", err)
+	}
+	return pebbleIter{it}, nil
+}
+
+type pebbleIter struct{ *pebble.Iterator }
+
+func (i pebbleIter) Key() []byte   { return i.Iterator.Key() }
+func (i pebbleIter) Value() []byte { return i.Iterator.Value() }
+
+// NewBatch implements Engine. The batch is indexed so that a command reads
+// its own writes.
+func (p *Pebble) NewBatch() Batch { return &pebbleBatch{b: p.db.NewIndexedBatch(), p: p} }
+
+// NewSnapshot implements Engine.
+func (p *Pebble) NewSnapshot() Snapshot { return pebbleSnapshot{p.db.NewSnapshot()} }
+
+// SyncWAL implements Engine.
+func (p *Pebble) SyncWAL() error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	if err := p.db.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("engine sync: %w", err)
+	}
+	return nil
+}
+
+// Close implements Engine: it flushes nothing extra (the WAL is the record)
+// and closes the store cleanly.
+func (p *Pebble) Close() error {
+	if p.closed.Swap(true) {
+		return ErrClosed
+	}
+	if err := p.db.Close(); err != nil {
+		return fmt.Errorf("engine close: %w", err)
+	}
+	return nil
+}
+
+// Stats implements Engine.
+func (p *Pebble) Stats() []Stat {
+	m := p.db.Metrics()
+	d := m.DiskSpaceUsage()
+	return []Stat{
+		{"engine", "pebble"},
+		{"engine_disk_usage_bytes", strconv.FormatUint(d, 10)},
+		{"engine_memtable_bytes", strconv.FormatUint(m.MemTable.Size, 10)},
+		{"engine_block_cache_bytes", strconv.FormatInt(m.BlockCache.Size, 10)},
+		{"engine_block_cache_hits", strconv.FormatInt(m.BlockCache.Hits, 10)},
+		{"engine_block_cache_misses", strconv.FormatInt(m.BlockCache.Misses, 10)},
+		{"engine_compactions", strconv.FormatInt(m.Compact.Count, 10)},
+		{"engine_wal_bytes", strconv.FormatUint(m.WAL.Size, 10)},
+		{"engine_read_amplification", strconv.Itoa(m.ReadAmp())},
+	}
+}
+
+type pebbleBatch struct {
+	b *pebble.Batch
+	p *Pebble
+}
+
+func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error)     { return get(b.b, key, dst) }
+func (b *pebbleBatch) NewIter(lo, hi []byte) (Iterator, error) { return newIter(b.b, lo, hi) }
+func (b *pebbleBatch) Set(k, v []byte) error                   { return wrap("set", b.b.Set(k, v, nil)) }
+func (b *pebbleBatch) Delete(k []byte) error                   { return wrap("delete", b.b.Delete(k, nil)) }
+func (b *pebbleBatch) DeleteRange(s, e []byte) error {
+	return wrap("delete range", b.b.DeleteRange(s, e, nil))
+}
+func (b *pebbleBatch) Empty() bool  { return b.b.Empty() }
+func (b *pebbleBatch) Close() error { return wrap("close batch", b.b.Close()) }
+func (b *pebbleBatch) Commit(sync bool) error {
+	if b.p.closed.Load() {
+		return ErrClosed
+	}
+	opt := pebble.NoSync
+	if sync {
+		opt = pebble.Sync
+	}
+	return wrap("commit", b.b.Commit(opt))
+}
+
+type pebbleSnapshot struct{ s *pebble.Snapshot }
+
+func (s pebbleSnapshot) Get(key, dst []byte) ([]byte, error)     { return get(s.s, key, dst) }
+func (s pebbleSnapshot) NewIter(lo, hi []byte) (Iterator, error) { return newIter(s.s, lo, hi) }
+func (s pebbleSnapshot) Close() error                            { return wrap("close snapshot", s.s.Close()) }
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("engine %s: %w", op, err)
+}
