@@ -1,0 +1,153 @@
+// Command cairn runs the Cairn server: a Redis-compatible server that keeps
+// its data on disk in Pebble.
+//
+// Usage:
+//
+//	cairn [/path/to/cairn.conf] [--name value ...]
+//
+// The optional config file uses redis.conf syntax; command-line settings
+// follow it and win, as with redis-server.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/server"
+	"github.com/cairndb/cairn/internal/store"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	cfg := config.Default()
+	var configFile string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		configFile = args[0]
+		if err := cfg.LoadFile(configFile); err != nil {
+			return err
+		}
+		args = args[1:]
+	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		fmt.Printf("Cairn v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
+		return nil
+	}
+	if err := cfg.ApplyArgs(args); err != nil {
+		return err
+	}
+
+	var level slog.LevelVar
+	level.Set(slogLevel(cfg.LogLevel()))
+	cfg.OnChange("loglevel", func(v string) { level.Set(slogLevel(v)) })
+	var logOut io.Writer = os.Stderr
+	if f := cfg.LogFile(); f != "" {
+		lf, err := os.OpenFile(f, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("open logfile: %w", err)
+		}
+		defer lf.Close()
+		logOut = lf
+	}
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}))
+	slog.SetDefault(log)
+
+	if pf := cfg.PidFile(); pf != "" {
+		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			return fmt.Errorf("write pidfile: %w", err)
+		}
+		defer os.Remove(pf)
+	}
+
+	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize()})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	mode, err := store.ParseSyncMode(cfg.AppendFsync())
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(eng, store.Options{
+		Databases:    cfg.Databases(),
+		Sync:         mode,
+		Logger:       log,
+		ReapInterval: time.Second / time.Duration(cfg.Hz()),
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg.OnChange("appendfsync", func(v string) {
+		if m, err := store.ParseSyncMode(v); err == nil {
+			st.SetSyncMode(m)
+		}
+	})
+	cfg.OnChange("hz", func(string) { st.SetReapInterval(time.Second / time.Duration(cfg.Hz())) })
+
+	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	serveErr := make(chan error, len(cfg.Bind()))
+	for _, addr := range cfg.Bind() {
+		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
+		if err != nil {
+			_ = srv.Shutdown(context.Background())
+			return fmt.Errorf("listen: %w", err)
+		}
+		log.Info("ready to accept connections", "addr", ln.Addr().String(), "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
+		go func() { serveErr <- srv.Serve(ln) }()
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case sig := <-sigs:
+		log.Warn("received signal, shutting down", "signal", sig.String())
+	case <-srv.ShutdownRequested():
+	case err := <-serveErr:
+		if !errors.Is(err, server.ErrServerClosed) {
+			log.Error("serve failed", "err", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Error("shutdown", "err", err)
+	}
+	// Deferred: the store stops its background work and syncs the WAL, then
+	// the engine closes cleanly.
+	log.Info("cairn is now ready to exit, bye bye")
+	return nil
+}
+
+func slogLevel(v string) slog.Level {
+	switch v {
+	case "debug":
+		return slog.LevelDebug
+	case "verbose":
+		return slog.LevelDebug + 2
+	case "warning":
+		return slog.LevelWarn
+	case "nothing":
+		return slog.LevelError + 4
+	}
+	return slog.LevelInfo
+}

@@ -1,0 +1,275 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairndb/cairn/internal/glob"
+)
+
+// Config is Cairn's live configuration. It is safe for concurrent use. The
+// zero value is not usable; start from Default.
+type Config struct {
+	// setMu serializes writers, so OnChange callbacks run in the order the
+	// values were stored, even though they run outside mu.
+	setMu sync.Mutex
+	// mu makes a multi-setting CONFIG SET or a file load appear all at once
+	// to CONFIG GET. The typed getters read the atomics without it.
+	mu sync.RWMutex
+
+	hooksMu sync.Mutex
+	hooks   map[*setting][]func(string)
+
+	bind                               atomic.Pointer[[]string]
+	dir, logFile, pidFile, requirePass atomic.Pointer[string]
+	port, databases, maxClients, hz    atomic.Int64
+	timeout, tcpKeepAlive              atomic.Int64 // seconds
+	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	appendFsync, logLevel              atomic.Int64 // enum indexes
+}
+
+// Default returns a configuration holding every setting's default.
+func Default() *Config {
+	c := &Config{hooks: make(map[*setting][]func(string))}
+	for _, s := range settings {
+		s.store(c, s.def)
+	}
+	return c
+}
+
+// LoadFile applies a configuration file in redis.conf syntax. Any error —
+// an unreadable file, an unknown directive, a bad value — leaves the
+// configuration unchanged; a refused directive is reported as a *LoadError
+// with the file, the line and Redis's reason. It runs no OnChange callbacks.
+func (c *Config) LoadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: can't open config file: %w", err)
+	}
+	return c.load(string(data), path, true)
+}
+
+// ApplyArgs applies redis-server style command-line options, such as
+// ["--port", "7000", "--bind", "127.0.0.1", "::1"]: each "--name" takes the
+// words up to the next "--name". args excludes the program name and the
+// configuration file's path. Errors are as for LoadFile, with "command line"
+// as the source; the configuration is unchanged on error.
+func (c *Config) ApplyArgs(args []string) error {
+	return c.load(argsToText(args), "command line", false)
+}
+
+func (c *Config) load(text, source string, numbered bool) error {
+	ds, err := parseText(text, source, numbered)
+	if err != nil {
+		return err
+	}
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range ds {
+		d.s.store(c, d.v)
+	}
+	return nil
+}
+
+// Get answers CONFIG GET: the name and value of every setting matching any
+// of the patterns, each setting once. A pattern without glob characters is
+// an exact, case-insensitive name and is answered under the name as written;
+// any other pattern is a case-insensitive Redis glob answered under the
+// settings' own names. Values are formatted as Redis shows them.
+func (c *Config) Get(patterns ...string) [][2]string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out [][2]string
+	seen := make([]bool, len(settings))
+	for _, p := range patterns {
+		if !strings.ContainsAny(p, "[*?") {
+			for i, s := range settings {
+				if !seen[i] && asciiEqualFold(s.name, p) {
+					seen[i] = true
+					out = append(out, [2]string{p, s.format(s.load(c))})
+				}
+			}
+			continue
+		}
+		pb := []byte(p)
+		for i, s := range settings {
+			if !seen[i] && glob.Match(pb, []byte(s.name), true) {
+				seen[i] = true
+				out = append(out, [2]string{s.name, s.format(s.load(c))})
+			}
+		}
+	}
+	return out
+}
+
+// Set answers CONFIG SET name value [name value ...]: every pair is applied,
+// or none is. The error's text is Redis's complete error reply, "ERR" prefix
+// included. Checks run in Redis's order: first every name (unknown, then
+// immutable or repeated), then every value in turn.
+//
+// The command layer answers an odd argument count with "ERR syntax error"
+// and too few arguments with the arity error before calling Set.
+//
+// After the values are stored, the OnChange callbacks of the settings whose
+// value actually changed run in the order of pairs. Set returns after they
+// have.
+func (c *Config) Set(pairs [][2]string) error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+
+	targets := make([]*setting, len(pairs))
+	unknown, errName, errText := "", "", ""
+	invalid := false
+	for i, p := range pairs {
+		s := lookup(p[0])
+		switch {
+		case s == nil:
+			if !invalid {
+				unknown = p[0]
+				invalid = true
+			}
+		case invalid:
+		case !s.mutable:
+			errName, errText, invalid = p[0], "can't set immutable config", true
+		default:
+			for _, t := range targets[:i] {
+				if t == s {
+					errName, errText, invalid = p[0], "duplicate parameter", true
+					break
+				}
+			}
+			targets[i] = s
+		}
+	}
+	if unknown != "" {
+		return errors.New("ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'")
+	}
+	if invalid {
+		return setFailed(errName, errText)
+	}
+
+	values := make([]value, len(pairs))
+	for i, s := range targets {
+		words := []string{pairs[i][1]}
+		if s.kind == kindList {
+			// Redis splits a multi-word value on single spaces.
+			words = strings.Split(pairs[i][1], " ")
+		}
+		v, reason := s.parse(words)
+		if reason != "" {
+			return setFailed(s.name, reason)
+		}
+		values[i] = v
+	}
+
+	type change struct {
+		fns   []func(string)
+		value string
+	}
+	var changes []change
+	c.mu.Lock()
+	for i, s := range targets {
+		if s.equal(s.load(c), values[i]) {
+			continue
+		}
+		s.store(c, values[i])
+		changes = append(changes, change{value: s.format(values[i]), fns: c.callbacks(s)})
+	}
+	c.mu.Unlock()
+	for _, ch := range changes {
+		for _, fn := range ch.fns {
+			fn(ch.value)
+		}
+	}
+	return nil
+}
+
+func setFailed(name, reason string) error {
+	return errors.New("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + reason)
+}
+
+func (c *Config) callbacks(s *setting) []func(string) {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	return c.hooks[s]
+}
+
+// OnChange registers fn to run after a CONFIG SET changes the named setting,
+// with the new value as CONFIG GET shows it. It is how the server follows a
+// live change (appendfsync to the store's sync mode, requirepass to the
+// default user). fn runs on the goroutine of the CONFIG SET, after the
+// values are published and before Set returns; it may call the getters and
+// Get but must not call Set. Loading a file or the command line runs no
+// callbacks.
+//
+// OnChange panics if the setting does not exist or cannot change at run
+// time: either is a programming error.
+func (c *Config) OnChange(name string, fn func(value string)) {
+	s := lookup(name)
+	if s == nil {
+		panic("config: OnChange of unknown setting " + name)
+	}
+	if !s.mutable {
+		panic("config: OnChange of immutable setting " + name)
+	}
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.hooks[s] = append(c.hooks[s], fn)
+}
+
+// Bind returns the addresses to listen on, as written ("*" and a leading
+// "-" keep Redis's meaning). An empty list means no TCP listener.
+func (c *Config) Bind() []string { return append([]string(nil), *c.bind.Load()...) }
+
+// Port returns the TCP port; 0 means no TCP listener.
+func (c *Config) Port() int { return int(c.port.Load()) }
+
+// Dir returns the data directory, as written.
+func (c *Config) Dir() string { return *c.dir.Load() }
+
+// Databases returns the number of databases SELECT can reach.
+func (c *Config) Databases() int { return int(c.databases.Load()) }
+
+// RequirePass returns the default user's password; "" means none.
+func (c *Config) RequirePass() string { return *c.requirePass.Load() }
+
+// AppendFsync returns "always", "everysec" or "no".
+func (c *Config) AppendFsync() string { return appendFsyncNames[c.appendFsync.Load()] }
+
+// MaxClients returns the most clients that may be connected at once.
+func (c *Config) MaxClients() int { return int(c.maxClients.Load()) }
+
+// Timeout returns how long a client may stay idle before it is closed; 0
+// means never.
+func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()) * time.Second }
+
+// ProtoMaxBulkLen returns the longest bulk string a client may send.
+func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
+
+// LogLevel returns "debug", "verbose", "notice", "warning" or "nothing".
+func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }
+
+// LogFile returns the log file's path; "" means standard error.
+func (c *Config) LogFile() string { return *c.logFile.Load() }
+
+// CacheSize returns the size of Pebble's block cache in bytes.
+func (c *Config) CacheSize() int64 { return c.cacheSize.Load() }
+
+// TCPKeepAlive returns the TCP keep-alive period of client connections; 0
+// disables keep-alive.
+func (c *Config) TCPKeepAlive() time.Duration {
+	return time.Duration(c.tcpKeepAlive.Load()) * time.Second
+}
+
+// Hz returns how many times a second background tasks run.
+func (c *Config) Hz() int { return int(c.hz.Load()) }
+
+// PidFile returns the path of the pid file; "" means none.
+func (c *Config) PidFile() string { return *c.pidFile.Load() }

@@ -1,0 +1,350 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestDefault(t *testing.T) {
+	if got, want := snap(Default()), defaults(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Default():\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestGet(t *testing.T) {
+	absDir, err := filepath.Abs("./cairn-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := [][2]string{
+		{"appendfsync", "everysec"},
+		{"bind", "127.0.0.1"},
+		{"cache-size", "1073741824"},
+		{"databases", "16"},
+		{"dir", absDir},
+		{"hz", "10"},
+		{"logfile", ""},
+		{"loglevel", "notice"},
+		{"maxclients", "10000"},
+		{"pidfile", ""},
+		{"port", "6379"},
+		{"proto-max-bulk-len", "536870912"},
+		{"requirepass", ""},
+		{"tcp-keepalive", "300"},
+		{"timeout", "0"},
+	}
+	tests := []struct {
+		patterns []string
+		want     [][2]string
+	}{
+		{[]string{"*"}, all},
+		{[]string{"port"}, [][2]string{{"port", "6379"}}},
+		// An exact name is answered under the name as written.
+		{[]string{"PORT"}, [][2]string{{"PORT", "6379"}}},
+		{[]string{"PORT", "port"}, [][2]string{{"PORT", "6379"}}},
+		// A pattern is answered under the setting's own name.
+		{[]string{"PO*"}, [][2]string{{"port", "6379"}}},
+		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"port", "6379"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"*max*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"[bh]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
+		{[]string{"?z"}, [][2]string{{"hz", "10"}}},
+		{[]string{"timeout", "tcp-keepalive", "timeout"}, [][2]string{{"timeout", "0"}, {"tcp-keepalive", "300"}}},
+		{[]string{"nosuch"}, nil},
+		{[]string{"nosuch*"}, nil},
+		{[]string{"maxmemory"}, nil},
+		{nil, nil},
+	}
+	c := Default()
+	for _, tt := range tests {
+		if got := c.Get(tt.patterns...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Get(%q) =\n %q\nwant %q", tt.patterns, got, tt.want)
+		}
+	}
+}
+
+func TestGetFormatsValues(t *testing.T) {
+	c := Default()
+	if err := c.ApplyArgs([]string{"--bind", "10.0.0.1", "-::1", "--dir", "/srv/cairn", "--cache-size", "2gb",
+		"--loglevel", "WARNING", "--proto-max-bulk-len", "2m"}); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{
+		{"bind", "10.0.0.1 -::1"},
+		{"dir", "/srv/cairn"},
+		{"cache-size", "2147483648"},
+		{"loglevel", "warning"},
+		{"proto-max-bulk-len", "2000000"},
+	}
+	if got := c.Get("bind", "dir", "cache-size", "loglevel", "proto-max-bulk-len"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Get = %q; want %q", got, want)
+	}
+}
+
+func TestSet(t *testing.T) {
+	tests := []struct {
+		name   string
+		pairs  [][2]string
+		err    string
+		change func(*snapshot)
+	}{
+		{name: "one", pairs: [][2]string{{"timeout", "30"}},
+			change: func(s *snapshot) { s.Timeout = 30 * time.Second }},
+		{name: "several", pairs: [][2]string{{"appendfsync", "always"}, {"maxclients", "5"}, {"requirepass", "pw"}},
+			change: func(s *snapshot) { s.AppendFsync = "always"; s.MaxClients = 5; s.RequirePass = "pw" }},
+		{name: "name and enum case", pairs: [][2]string{{"AppendFsync", "NO"}, {"LOGLEVEL", "Debug"}},
+			change: func(s *snapshot) { s.AppendFsync = "no"; s.LogLevel = "debug" }},
+		{name: "memory units", pairs: [][2]string{{"proto-max-bulk-len", "1gb"}},
+			change: func(s *snapshot) { s.ProtoMaxBulkLen = 1 << 30 }},
+		{name: "hz clamped", pairs: [][2]string{{"hz", "1000"}},
+			change: func(s *snapshot) { s.Hz = 500 }},
+		{name: "hz zero", pairs: [][2]string{{"hz", "0"}},
+			change: func(s *snapshot) { s.Hz = 1 }},
+		{name: "tcp-keepalive", pairs: [][2]string{{"tcp-keepalive", "60"}},
+			change: func(s *snapshot) { s.TCPKeepAlive = time.Minute }},
+		{name: "immutable even when unchanged", pairs: [][2]string{{"port", "6379"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config"},
+		{name: "empty", pairs: nil, change: func(*snapshot) {}},
+
+		{name: "unknown", pairs: [][2]string{{"foo", "bar"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
+		{name: "redis setting cairn lacks", pairs: [][2]string{{"maxmemory", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - 'maxmemory'"},
+		{name: "unknown before bad value", pairs: [][2]string{{"timeout", "x"}, {"foo", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
+		{name: "first unknown wins", pairs: [][2]string{{"foo", "1"}, {"port", "1"}, {"bar", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
+		{name: "immutable before unknown", pairs: [][2]string{{"databases", "1"}, {"foo", "1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config"},
+		{name: "immutable before bad value", pairs: [][2]string{{"timeout", "x"}, {"DATABASES", "1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"},
+		{name: "immutable names", pairs: [][2]string{{"bind", "0.0.0.0"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'bind') - can't set immutable config"},
+		{name: "immutable dir", pairs: [][2]string{{"dir", "/tmp"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set immutable config"},
+		{name: "immutable cache-size", pairs: [][2]string{{"cache-size", "1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'cache-size') - can't set immutable config"},
+		{name: "immutable logfile", pairs: [][2]string{{"logfile", ""}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'logfile') - can't set immutable config"},
+		{name: "immutable pidfile", pairs: [][2]string{{"pidfile", ""}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'pidfile') - can't set immutable config"},
+		{name: "duplicate", pairs: [][2]string{{"timeout", "1"}, {"TIMEOUT", "2"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'TIMEOUT') - duplicate parameter"},
+		{name: "bad value names the setting", pairs: [][2]string{{"TIMEOUT", "x"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"},
+		{name: "enum", pairs: [][2]string{{"appendfsync", "foo"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: everysec, always, no"},
+		{name: "loglevel", pairs: [][2]string{{"loglevel", ""}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning, nothing"},
+		{name: "bounds", pairs: [][2]string{{"timeout", "-1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be between 0 and 2147483647 inclusive"},
+		{name: "maxclients", pairs: [][2]string{{"maxclients", "0"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive"},
+		{name: "bulk floor", pairs: [][2]string{{"proto-max-bulk-len", "100"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 9223372036854775807 inclusive"},
+		{name: "bulk past int64", pairs: [][2]string{{"proto-max-bulk-len", "9223372036854775808"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 9223372036854775807 inclusive"},
+		{name: "bulk not memory", pairs: [][2]string{{"proto-max-bulk-len", "1x"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be a memory value"},
+		{name: "integer is strict", pairs: [][2]string{{"timeout", "05"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"},
+		{name: "integer takes no unit", pairs: [][2]string{{"timeout", "1k"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"},
+		// All or nothing: the good pair before the bad one is not applied.
+		{name: "all or nothing", pairs: [][2]string{{"timeout", "5"}, {"maxclients", "x"}, {"hz", "20"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer"},
+		{name: "first bad value wins", pairs: [][2]string{{"hz", "x"}, {"timeout", "-1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			err := c.Set(tt.pairs)
+			want := defaults()
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("Set(%q) = %v; want %q", tt.pairs, err, tt.err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Set(%q) = %v", tt.pairs, err)
+				}
+				tt.change(&want)
+			}
+			if got := snap(c); !reflect.DeepEqual(got, want) {
+				t.Errorf("after Set:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestSetThenGet(t *testing.T) {
+	c := Default()
+	if err := c.Set([][2]string{{"proto-max-bulk-len", "1g"}, {"requirepass", "a b"}, {"hz", "600"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"proto-max-bulk-len", "1000000000"}, {"requirepass", "a b"}, {"hz", "500"}}
+	if got := c.Get("proto-max-bulk-len", "requirepass", "hz"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Get = %q; want %q", got, want)
+	}
+}
+
+func TestOnChange(t *testing.T) {
+	c := Default()
+	var calls []string
+	record := func(name string) func(string) {
+		return func(v string) { calls = append(calls, name+"="+v) }
+	}
+	c.OnChange("appendfsync", record("appendfsync"))
+	c.OnChange("APPENDFSYNC", record("appendfsync#2"))
+	c.OnChange("hz", record("hz"))
+	c.OnChange("timeout", record("timeout"))
+	c.OnChange("requirepass", func(v string) {
+		// A callback sees the new values of the whole Set.
+		calls = append(calls, "requirepass="+v+" (timeout "+c.Timeout().String()+")")
+	})
+
+	steps := []struct {
+		pairs [][2]string
+		want  []string
+	}{
+		{[][2]string{{"appendfsync", "ALWAYS"}},
+			[]string{"appendfsync=always", "appendfsync#2=always"}},
+		// No change, no call.
+		{[][2]string{{"appendfsync", "always"}}, nil},
+		// Calls follow the order of the pairs; settings without callbacks
+		// are skipped.
+		{[][2]string{{"hz", "2000"}, {"maxclients", "7"}, {"requirepass", "pw"}, {"timeout", "3"}},
+			[]string{"hz=500", "requirepass=pw (timeout 3s)", "timeout=3"}},
+		// Clamped to the value it already has: no change.
+		{[][2]string{{"hz", "501"}}, nil},
+		// A failed Set calls nothing.
+		{[][2]string{{"appendfsync", "no"}, {"timeout", "x"}}, nil},
+	}
+	for i, st := range steps {
+		calls = nil
+		_ = c.Set(st.pairs)
+		if !reflect.DeepEqual(calls, st.want) {
+			t.Errorf("step %d: Set(%q) calls = %q; want %q", i, st.pairs, calls, st.want)
+		}
+	}
+}
+
+func TestOnChangeNoCallbackOnLoad(t *testing.T) {
+	c := Default()
+	called := false
+	c.OnChange("timeout", func(string) { called = true })
+	if err := c.ApplyArgs([]string{"--timeout", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if called {
+		t.Error("ApplyArgs ran an OnChange callback")
+	}
+}
+
+func TestOnChangePanics(t *testing.T) {
+	for _, name := range []string{"port", "nosuch"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("OnChange(%q) did not panic", name)
+				}
+			}()
+			Default().OnChange(name, func(string) {})
+		}()
+	}
+}
+
+// TestConcurrentSetGet runs CONFIG SET, CONFIG GET and the getters at once
+// (meaningful under -race). Every Set gives timeout and tcp-keepalive the
+// same value, so a Get that saw half of a Set would show them differ.
+func TestConcurrentSetGet(t *testing.T) {
+	c := Default()
+	var fired sync.Map
+	c.OnChange("timeout", func(v string) { fired.Store(v, true) })
+	if err := c.Set([][2]string{{"timeout", "0"}, {"tcp-keepalive", "0"}, {"requirepass", "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, readers, rounds = 4, 4, 300
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range rounds {
+				v := strconv.Itoa(w*rounds + i)
+				if err := c.Set([][2]string{{"timeout", v}, {"tcp-keepalive", v}, {"requirepass", v}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range readers {
+		wg.Go(func() {
+			for range rounds {
+				got := c.Get("timeout", "tcp-keepalive", "requirepass")
+				if len(got) != 3 {
+					t.Errorf("Get returned %d pairs", len(got))
+					return
+				}
+				if got[0][1] != got[1][1] || got[1][1] != got[2][1] {
+					t.Errorf("Get saw half a Set: %q", got)
+					return
+				}
+				_ = c.Timeout()
+				_ = c.RequirePass()
+				_ = c.ProtoMaxBulkLen()
+				_ = c.AppendFsync()
+				_ = c.MaxClients()
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	fired.Range(func(any, any) bool { n++; return true })
+	// Values are distinct per Set; only the writers' "0" is no change.
+	if n < writers*rounds-1 {
+		t.Errorf("timeout callback saw %d values; want at least %d", n, writers*rounds-1)
+	}
+}
+
+// The typed getters are read on hot paths: they must not allocate.
+func TestGettersDoNotAllocate(t *testing.T) {
+	c := Default()
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = c.Port()
+		_ = c.Dir()
+		_ = c.Databases()
+		_ = c.RequirePass()
+		_ = c.AppendFsync()
+		_ = c.MaxClients()
+		_ = c.Timeout()
+		_ = c.ProtoMaxBulkLen()
+		_ = c.LogLevel()
+		_ = c.LogFile()
+		_ = c.CacheSize()
+		_ = c.TCPKeepAlive()
+		_ = c.Hz()
+		_ = c.PidFile()
+	})
+	if allocs != 0 {
+		t.Errorf("getters allocate %v times", allocs)
+	}
+}
+
+func ExampleConfig_Set() {
+	c := Default()
+	c.OnChange("appendfsync", func(v string) { fmt.Println("sync mode now", v) })
+	fmt.Println(c.Set([][2]string{{"appendfsync", "always"}, {"timeout", "60"}}))
+	fmt.Println(c.Set([][2]string{{"appendfsync", "sometimes"}}))
+	fmt.Println(c.Get("appendfsync", "time*"))
+	// Output:
+	// sync mode now always
+	// <nil>
+	// ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: everysec, always, no
+	// [[appendfsync always] [timeout 60]]
+}

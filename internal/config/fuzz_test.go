@@ -1,0 +1,94 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzLoad feeds arbitrary configuration text to the file parser. It must
+// never panic; text it accepts must survive a round trip through CONFIG
+// GET's values, and text it refuses must leave the configuration alone.
+func FuzzLoad(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"# comment\n\nport 7000\n",
+		"bind 127.0.0.1 -::1 *\r\nappendfsync always\r\n",
+		`requirepass "a\x00b\"c\\" ` + "\n",
+		"requirepass 'it\\'s'\n",
+		"proto-max-bulk-len 1gb\ncache-size 0\nhz 99999\n",
+		"timeout 30\ntcp-keepalive 0\nmaxclients 1\nloglevel NOTHING\n",
+		"dir /var/lib/cairn\nlogfile \"\"\npidfile /run/x.pid\ndatabases 65536\n",
+		"port \"70\"9\n",
+		"port 'abc\n",
+		"foo bar\n",
+		"include x.conf\n",
+		"bind" + strings.Repeat(" a", 17),
+		"port 1\x00junk\nport 2\n",
+		"\x00",
+		"cache-size 99999999999999999999\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c := Default()
+		before := c.Get("*")
+		_, err := parseText(text, "fuzz", true)
+		if err != nil {
+			if _, ok := err.(*LoadError); !ok {
+				t.Fatalf("error %T is not a *LoadError", err)
+			}
+			if err := c.load(text, "fuzz", true); err == nil {
+				t.Fatal("load accepted what parseText refused")
+			}
+			if after := c.Get("*"); !reflect.DeepEqual(before, after) {
+				t.Fatalf("a refused load changed the configuration:\n%q\n%q", before, after)
+			}
+			return
+		}
+		if err := c.load(text, "fuzz", true); err != nil {
+			t.Fatalf("load refused what parseText accepted: %v", err)
+		}
+		got := c.Get("*")
+		var b strings.Builder
+		for _, kv := range got {
+			b.WriteString(kv[0])
+			if kv[0] == "bind" {
+				// bind's value is a list of words, which may hold spaces
+				// themselves; Redis's space-joined form cannot be split back.
+				for _, w := range c.Bind() {
+					b.WriteByte(' ')
+					appendRepr(&b, w)
+				}
+			} else {
+				b.WriteByte(' ')
+				appendRepr(&b, kv[1])
+			}
+			b.WriteByte('\n')
+		}
+		c2 := Default()
+		if err := c2.load(b.String(), "round trip", true); err != nil {
+			t.Fatalf("reloading CONFIG GET's values failed: %v\n%s", err, b.String())
+		}
+		if again := c2.Get("*"); !reflect.DeepEqual(got, again) {
+			t.Fatalf("round trip changed values:\n%q\n%q", got, again)
+		}
+	})
+}
+
+// FuzzSplitArgs checks that splitArgs never panics and reads back whatever
+// appendRepr quoted.
+func FuzzSplitArgs(f *testing.F) {
+	for _, seed := range []string{"", "a b", `"x\x41"`, `'a\'b'`, "a\"b\"", "\x00", "--port 7000"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		splitArgs(s)
+		var b strings.Builder
+		appendRepr(&b, s)
+		got, ok := splitArgs(b.String())
+		if !ok || len(got) != 1 || got[0] != s {
+			t.Fatalf("splitArgs(appendRepr(%q)) = %q, %v", s, got, ok)
+		}
+	})
+}

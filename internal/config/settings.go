@@ -1,0 +1,287 @@
+package config
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// kind is how a setting's words are parsed and its value shown.
+type kind uint8
+
+const (
+	kindInt    kind = iota // a decimal integer, parsed like Redis's string2ll
+	kindMemory             // a byte count with an optional unit, like memtoull
+	kindEnum               // one of a fixed list of names, case-insensitive
+	kindString             // any single word
+	kindList               // any number of words (bind)
+)
+
+// value is a setting's parsed value; which field is used depends on the kind
+// (enums keep their index in n).
+type value struct {
+	n    int64
+	s    string
+	list []string
+}
+
+// setting describes one configuration parameter. The table of settings is
+// fixed at compile time; the values live in Config.
+type setting struct {
+	name    string
+	kind    kind
+	mutable bool
+	// min and max bound kindInt and kindMemory values, as Redis's
+	// numericBoundaryCheck does.
+	min, max int64
+	// clampMin and clampMax, when clampMax > 0, pull an accepted value into
+	// range instead of refusing it: Redis treats hz as a hint this way.
+	clampMin, clampMax int64
+	enum               []string
+	// check refuses a string value Redis would accept but Cairn cannot use;
+	// it returns the reason, or "".
+	check func(string) string
+	// show formats a string value for CONFIG GET when Redis reports
+	// something other than what was written (dir).
+	show func(string) string
+	def  value
+
+	// Exactly one of these is set, by kind.
+	num  func(*Config) *atomic.Int64
+	str  func(*Config) *atomic.Pointer[string]
+	list func(*Config) *atomic.Pointer[[]string]
+}
+
+// Redis's CONFIG_BINDADDR_MAX.
+const maxBindAddrs = 16
+
+// Enum names, in Redis's order: the order shows in error messages.
+var (
+	appendFsyncNames = []string{"everysec", "always", "no"}
+	logLevelNames    = []string{"debug", "verbose", "notice", "warning", "nothing"}
+)
+
+// Indexes into appendFsyncNames and logLevelNames.
+const (
+	fsyncEverySec = 0
+	logNotice     = 2
+)
+
+// settings is every parameter Cairn has, sorted by name: CONFIG GET reports
+// matches in this order, which keeps its reply stable.
+var settings = []*setting{
+	{
+		name: "appendfsync", kind: kindEnum, mutable: true,
+		enum: appendFsyncNames, def: value{n: fsyncEverySec},
+		num: func(c *Config) *atomic.Int64 { return &c.appendFsync },
+	},
+	{
+		name: "bind", kind: kindList,
+		def:  value{list: []string{"127.0.0.1"}},
+		list: func(c *Config) *atomic.Pointer[[]string] { return &c.bind },
+	},
+	{
+		// Not a Redis setting: the size of Pebble's block cache.
+		name: "cache-size", kind: kindMemory,
+		min: 0, max: math.MaxInt64, def: value{n: 1 << 30},
+		num: func(c *Config) *atomic.Int64 { return &c.cacheSize },
+	},
+	{
+		// Redis allows up to INT_MAX; Cairn's keys hold the database
+		// number in 16 bits.
+		name: "databases", kind: kindInt,
+		min: 1, max: 1 << 16, def: value{n: 16},
+		num: func(c *Config) *atomic.Int64 { return &c.databases },
+	},
+	{
+		// Redis chdirs here and reports getcwd; Cairn keeps the path for
+		// Pebble and reports it made absolute, which is what Redis shows.
+		name: "dir", kind: kindString,
+		def: value{s: "./cairn-data"},
+		check: func(s string) string {
+			if s == "" {
+				return "dir can't be empty"
+			}
+			return ""
+		},
+		show: func(s string) string {
+			if abs, err := filepath.Abs(s); err == nil {
+				return abs
+			}
+			return s
+		},
+		str: func(c *Config) *atomic.Pointer[string] { return &c.dir },
+	},
+	{
+		name: "hz", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt32, clampMin: 1, clampMax: 500, def: value{n: 10},
+		num: func(c *Config) *atomic.Int64 { return &c.hz },
+	},
+	{
+		name: "logfile", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.logFile },
+	},
+	{
+		name: "loglevel", kind: kindEnum, mutable: true,
+		enum: logLevelNames, def: value{n: logNotice},
+		num: func(c *Config) *atomic.Int64 { return &c.logLevel },
+	},
+	{
+		name: "maxclients", kind: kindInt, mutable: true,
+		min: 1, max: math.MaxUint32, def: value{n: 10000},
+		num: func(c *Config) *atomic.Int64 { return &c.maxClients },
+	},
+	{
+		name: "pidfile", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.pidFile },
+	},
+	{
+		name: "port", kind: kindInt,
+		min: 0, max: 65535, def: value{n: 6379},
+		num: func(c *Config) *atomic.Int64 { return &c.port },
+	},
+	{
+		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
+		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
+		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
+	},
+	{
+		name: "requirepass", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.requirePass },
+	},
+	{
+		name: "tcp-keepalive", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt32, def: value{n: 300},
+		num: func(c *Config) *atomic.Int64 { return &c.tcpKeepAlive },
+	},
+	{
+		name: "timeout", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt32, def: value{n: 0},
+		num: func(c *Config) *atomic.Int64 { return &c.timeout },
+	},
+}
+
+// lookup finds a setting by name, ignoring ASCII case as Redis's config
+// dictionary does.
+func lookup(name string) *setting {
+	for _, s := range settings {
+		if asciiEqualFold(s.name, name) {
+			return s
+		}
+	}
+	return nil
+}
+
+// parse turns a setting's words into a value, or returns Redis's reason for
+// refusing them. The caller has checked the number of words for single-word
+// kinds.
+func (s *setting) parse(args []string) (value, string) {
+	switch s.kind {
+	case kindList:
+		if len(args) > maxBindAddrs {
+			return value{}, "Too many bind addresses specified."
+		}
+		// A single empty word means no addresses at all.
+		if len(args) == 1 && args[0] == "" {
+			args = nil
+		}
+		return value{list: append([]string{}, args...)}, ""
+	case kindString:
+		if s.check != nil {
+			if reason := s.check(args[0]); reason != "" {
+				return value{}, reason
+			}
+		}
+		return value{s: args[0]}, ""
+	case kindEnum:
+		w := cString(args[0])
+		for i, name := range s.enum {
+			if asciiEqualFold(name, w) {
+				return value{n: int64(i)}, ""
+			}
+		}
+		return value{}, "argument(s) must be one of the following: " + strings.Join(s.enum, ", ")
+	case kindMemory:
+		u, ok := parseMemory(args[0])
+		if !ok {
+			return value{}, "argument must be a memory value"
+		}
+		// Redis stores memory settings as long long: a count past
+		// LLONG_MAX wraps negative and fails the bounds check below.
+		return s.bound(int64(u))
+	default:
+		n, ok := parseInt(args[0])
+		if !ok {
+			return value{}, "argument couldn't be parsed into an integer"
+		}
+		return s.bound(n)
+	}
+}
+
+func (s *setting) bound(n int64) (value, string) {
+	if n < s.min || n > s.max {
+		return value{}, "argument must be between " + strconv.FormatInt(s.min, 10) +
+			" and " + strconv.FormatInt(s.max, 10) + " inclusive"
+	}
+	if s.clampMax > 0 {
+		n = min(max(n, s.clampMin), s.clampMax)
+	}
+	return value{n: n}, ""
+}
+
+// load reads the setting's live value.
+func (s *setting) load(c *Config) value {
+	switch s.kind {
+	case kindString:
+		return value{s: *s.str(c).Load()}
+	case kindList:
+		return value{list: *s.list(c).Load()}
+	default:
+		return value{n: s.num(c).Load()}
+	}
+}
+
+// store publishes a value. Values are never mutated after they are stored,
+// so readers may keep what they loaded.
+func (s *setting) store(c *Config, v value) {
+	switch s.kind {
+	case kindString:
+		s.str(c).Store(&v.s)
+	case kindList:
+		s.list(c).Store(&v.list)
+	default:
+		s.num(c).Store(v.n)
+	}
+}
+
+func (s *setting) equal(a, b value) bool {
+	switch s.kind {
+	case kindString:
+		return a.s == b.s
+	case kindList:
+		return slices.Equal(a.list, b.list)
+	default:
+		return a.n == b.n
+	}
+}
+
+// format renders a value the way CONFIG GET shows it: memory as a plain byte
+// count, enums by name, a list joined by spaces.
+func (s *setting) format(v value) string {
+	switch s.kind {
+	case kindString:
+		if s.show != nil {
+			return s.show(v.s)
+		}
+		return v.s
+	case kindList:
+		return strings.Join(v.list, " ")
+	case kindEnum:
+		return s.enum[v.n]
+	default:
+		return strconv.FormatInt(v.n, 10)
+	}
+}

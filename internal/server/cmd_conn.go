@@ -1,0 +1,449 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/rconv"
+)
+
+const conn = command.CatConnection
+
+func connectionCommands() []cmdEntry {
+	return []cmdEntry{
+		def("ping", -1, fast, noKeys, conn, "connection", "1.0.0", "Returns the server's liveliness response.", cmdPing),
+		def("echo", 2, fast, noKeys, conn, "connection", "1.0.0", "Returns the given string.", cmdEcho),
+		def("quit", -1, noauth|loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Closes the connection.", cmdQuit),
+		def("reset", 1, noauth|loading|stale|fast, noKeys, conn, "connection", "6.2.0", "Resets the connection.", cmdReset),
+		def("hello", -1, noauth|loading|stale|fast, noKeys, conn, "connection", "6.0.0", "Handshakes with the Redis server.", cmdHello),
+		def("auth", -2, noauth|loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Authenticates the connection.", cmdAuth),
+		def("select", 2, loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Changes the selected database.", cmdSelect),
+		container("client", "connection", "2.4.0", "A container for client connection commands.", conn,
+			def("client|id", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns the unique client ID of the connection.", cmdClientID),
+			def("client|setname", 3, loading|stale, noKeys, conn, "connection", "2.6.9", "Sets the connection name.", cmdClientSetName),
+			def("client|getname", 2, loading|stale, noKeys, conn, "connection", "2.6.9", "Returns the name of the connection.", cmdClientGetName),
+			def("client|list", -2, admin|loading|stale, noKeys, conn, "connection", "2.4.0", "Lists open connections.", cmdClientList),
+			def("client|info", 2, loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about the connection.", cmdClientInfo),
+			def("client|kill", -3, admin|loading|stale, noKeys, conn, "connection", "2.4.0", "Terminates open connections.", cmdClientKill),
+			def("client|setinfo", 4, loading|stale, noKeys, conn, "connection", "7.2.0", "Sets information specific to the client or connection.", cmdClientSetInfo),
+			def("client|help", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns helpful text about the different subcommands.", cmdClientHelp),
+		),
+	}
+}
+
+func cmdPing(x *ctx) {
+	switch len(x.args) {
+	case 1:
+		x.w.SimpleString("PONG")
+	case 2:
+		x.w.Bulk(x.arg(1))
+	default:
+		x.errorReply("ERR wrong number of arguments for 'ping' command")
+	}
+}
+
+func cmdEcho(x *ctx) { x.w.Bulk(x.arg(1)) }
+
+func cmdQuit(x *ctx) {
+	x.ok()
+	x.cl.quit = true
+}
+
+func cmdReset(x *ctx) {
+	c := x.cl
+	c.db.Store(0)
+	c.resp3.Store(false)
+	x.w.SetProtocol(2)
+	c.authed.Store(x.srv.cfg.RequirePass() == "")
+	c.mu.Lock()
+	c.name = ""
+	c.mu.Unlock()
+	x.w.SimpleString("RESET")
+}
+
+// checkPassword authenticates against requirepass (Cairn has one user,
+// "default", as Redis without ACL rules). It replies on failure.
+func (x *ctx) checkPassword(user, pass []byte) bool {
+	want := x.srv.cfg.RequirePass()
+	if string(user) != "default" || (want != "" && string(pass) != want) {
+		x.errorReply("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	x.cl.authed.Store(true)
+	return true
+}
+
+func cmdAuth(x *ctx) {
+	switch len(x.args) {
+	case 2:
+		if x.srv.cfg.RequirePass() == "" {
+			x.errorReply("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+			return
+		}
+		if x.checkPassword([]byte("default"), x.arg(1)) {
+			x.ok()
+		}
+	case 3:
+		if x.checkPassword(x.arg(1), x.arg(2)) {
+			x.ok()
+		}
+	default:
+		x.syntaxError()
+	}
+}
+
+func cmdHello(x *ctx) {
+	proto := int64(x.w.Protocol())
+	if len(x.args) >= 2 {
+		v, ok := rconv.ParseInt(x.arg(1))
+		if !ok {
+			x.errorReply("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			x.errorReply("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = v
+	}
+	var user, pass, name []byte
+	var setName bool
+	for i := 2; i < len(x.args); i++ {
+		more := len(x.args) - i - 1
+		switch opt := strings.ToUpper(x.argStr(i)); {
+		case opt == "AUTH" && more >= 2:
+			user, pass = x.arg(i+1), x.arg(i+2)
+			i += 2
+		case opt == "SETNAME" && more >= 1:
+			name, setName = x.arg(i+1), true
+			i++
+		default:
+			x.errorReply("ERR Syntax error in HELLO option '" + x.argStr(i) + "'")
+			return
+		}
+	}
+	if user != nil {
+		if !x.checkPassword(user, pass) {
+			return
+		}
+	}
+	if !x.cl.authed.Load() {
+		x.errorReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName && !x.setClientName(name) {
+		return
+	}
+	x.w.SetProtocol(int(proto))
+	x.cl.resp3.Store(proto == 3)
+	x.w.Map(7)
+	x.w.BulkString("server")
+	x.w.BulkString("redis")
+	x.w.BulkString("version")
+	x.w.BulkString(RedisVersion)
+	x.w.BulkString("proto")
+	x.w.Int(proto)
+	x.w.BulkString("id")
+	x.w.Int(x.cl.id)
+	x.w.BulkString("mode")
+	x.w.BulkString("standalone")
+	x.w.BulkString("role")
+	x.w.BulkString("master")
+	x.w.BulkString("modules")
+	x.w.Array(0)
+}
+
+func cmdSelect(x *ctx) {
+	n, ok := rconv.ParseInt(x.arg(1))
+	if !ok {
+		x.notInteger()
+		return
+	}
+	if n < 0 || n >= int64(x.srv.st.Databases()) {
+		x.errorReply("ERR DB index is out of range")
+		return
+	}
+	x.cl.db.Store(n)
+	x.ok()
+}
+
+func cmdClientID(x *ctx) { x.w.Int(x.cl.id) }
+
+// setClientName validates and sets the connection name, replying on error.
+func (x *ctx) setClientName(name []byte) bool {
+	for _, c := range name {
+		if c < '!' || c > '~' {
+			x.errorReply("ERR Client names cannot contain spaces, newlines or special characters.")
+			return false
+		}
+	}
+	x.cl.mu.Lock()
+	x.cl.name = string(name)
+	x.cl.mu.Unlock()
+	return true
+}
+
+func cmdClientSetName(x *ctx) {
+	if x.setClientName(x.arg(2)) {
+		x.ok()
+	}
+}
+
+func cmdClientGetName(x *ctx) {
+	x.cl.mu.Lock()
+	name := x.cl.name
+	x.cl.mu.Unlock()
+	if name == "" {
+		x.w.NullBulk()
+		return
+	}
+	x.w.BulkString(name)
+}
+
+func cmdClientSetInfo(x *ctx) {
+	attr := strings.ToLower(x.argStr(2))
+	val := x.argStr(3)
+	if attr != "lib-name" && attr != "lib-ver" {
+		x.errorReply("ERR Unrecognized option '" + x.argStr(2) + "'")
+		return
+	}
+	for _, c := range []byte(val) {
+		if c < '!' || c > '~' {
+			x.errorReply("ERR " + attr + " cannot contain spaces, newlines or special characters.")
+			return
+		}
+	}
+	x.cl.mu.Lock()
+	if attr == "lib-name" {
+		x.cl.libName = val
+	} else {
+		x.cl.libVer = val
+	}
+	x.cl.mu.Unlock()
+	x.ok()
+}
+
+func cmdClientInfo(x *ctx) {
+	x.w.Verbatim("txt", x.cl.describe()+"\n")
+}
+
+func cmdClientList(x *ctx) {
+	var ids map[int64]bool
+	for i := 2; i < len(x.args); i++ {
+		switch strings.ToUpper(x.argStr(i)) {
+		case "TYPE":
+			if i+1 >= len(x.args) {
+				x.syntaxError()
+				return
+			}
+			i++
+			switch strings.ToLower(x.argStr(i)) {
+			case "normal":
+			case "master", "replica", "slave", "pubsub":
+				// No such clients exist yet: the list is empty.
+				ids = map[int64]bool{}
+			default:
+				x.errorReply("ERR Unknown client type '" + x.argStr(i) + "'")
+				return
+			}
+		case "ID":
+			if i+1 >= len(x.args) {
+				x.syntaxError()
+				return
+			}
+			ids = map[int64]bool{}
+			for i++; i < len(x.args); i++ {
+				id, ok := rconv.ParseInt(x.arg(i))
+				if !ok || id <= 0 {
+					x.errorReply("ERR Invalid client ID")
+					return
+				}
+				ids[id] = true
+			}
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	var b strings.Builder
+	for _, c := range x.srv.sortedClients() {
+		if ids != nil && !ids[c.id] {
+			continue
+		}
+		b.WriteString(c.describe())
+		b.WriteByte('\n')
+	}
+	x.w.Verbatim("txt", b.String())
+}
+
+func cmdClientKill(x *ctx) {
+	if len(x.args) == 3 {
+		// The old form: CLIENT KILL addr:port.
+		for _, c := range x.srv.clientList() {
+			if c.raddr == x.argStr(2) {
+				c.kill()
+				x.ok()
+				return
+			}
+		}
+		x.errorReply("ERR No such client")
+		return
+	}
+	var id int64
+	var addr, laddr string
+	skipMe := true
+	var maxAge int64
+	for i := 2; i < len(x.args); i += 2 {
+		if i+1 >= len(x.args) {
+			x.syntaxError()
+			return
+		}
+		val := x.argStr(i + 1)
+		switch strings.ToUpper(x.argStr(i)) {
+		case "ID":
+			n, ok := rconv.ParseInt(x.arg(i + 1))
+			if !ok || n <= 0 {
+				x.errorReply("ERR client-id should be greater than 0")
+				return
+			}
+			id = n
+		case "ADDR":
+			addr = val
+		case "LADDR":
+			laddr = val
+		case "SKIPME":
+			switch strings.ToLower(val) {
+			case "yes":
+				skipMe = true
+			case "no":
+				skipMe = false
+			default:
+				x.syntaxError()
+				return
+			}
+		case "MAXAGE":
+			n, ok := rconv.ParseInt(x.arg(i + 1))
+			if !ok {
+				x.notInteger()
+				return
+			}
+			maxAge = n
+		case "TYPE":
+			if t := strings.ToLower(val); t != "normal" && t != "master" && t != "replica" && t != "slave" && t != "pubsub" {
+				x.errorReply("ERR Unknown client type '" + val + "'")
+				return
+			}
+		case "USER":
+			if val != "default" {
+				x.errorReply("ERR No such user '" + val + "'")
+				return
+			}
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	var killed int64
+	for _, c := range x.srv.clientList() {
+		if (id != 0 && c.id != id) || (addr != "" && c.raddr != addr) || (laddr != "" && c.laddr != laddr) {
+			continue
+		}
+		if skipMe && c == x.cl {
+			continue
+		}
+		if maxAge > 0 && int64(c.age().Seconds()) < maxAge {
+			continue
+		}
+		if c == x.cl {
+			x.cl.quit = true
+		} else {
+			c.kill()
+		}
+		killed++
+	}
+	x.w.Int(killed)
+}
+
+func cmdClientHelp(x *ctx) {
+	x.helpReply("CLIENT",
+		"GETNAME",
+		"    Return the name of the current connection.",
+		"ID",
+		"    Return the ID of the current connection.",
+		"INFO",
+		"    Return information about the current client connection.",
+		"KILL <ip:port>",
+		"    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]",
+		"    Kill connections. Options are:",
+		"    * ADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made from the specified address",
+		"    * LADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made to specified local address",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+		"      Kill connections by type.",
+		"    * USER <username>",
+		"      Kill connections authenticated by <username>.",
+		"    * SKIPME (YES|NO)",
+		"      Skip killing current connection (default: yes).",
+		"    * ID <client-id>",
+		"      Kill connections by client id.",
+		"    * MAXAGE <maxage>",
+		"      Kill connections older than the specified age.",
+		"LIST [options ...]",
+		"    Return information about client connections. Options:",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+		"      Return clients of specified type.",
+		"    * ID <client-id> [<client-id> ...]",
+		"      Return clients with the specified IDs.",
+		"SETNAME <name>",
+		"    Assign the name <name> to the current connection.",
+		"SETINFO <option> <value>",
+		"    Set client meta attr. Options are:",
+		"    * LIB-NAME: the client lib name.",
+		"    * LIB-VER: the client lib version.",
+	)
+}
+
+// describe is the client's CLIENT LIST line.
+func (c *client) describe() string {
+	c.mu.Lock()
+	name, lib, ver, last := c.name, c.libName, c.libVer, c.lastCmd
+	c.mu.Unlock()
+	if last == "" {
+		last = "NULL"
+	}
+	proto := 2
+	if c.resp3.Load() {
+		proto = 3
+	}
+	idle := (c.srv.nowMs() - c.lastCmdAt.Load()) / 1000
+	var b strings.Builder
+	field := func(k, v string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(v)
+	}
+	field("id", strconv.FormatInt(c.id, 10))
+	field("addr", c.raddr)
+	field("laddr", c.laddr)
+	field("name", name)
+	field("age", strconv.FormatInt(int64(c.age().Seconds()), 10))
+	field("idle", strconv.FormatInt(max(idle, 0), 10))
+	field("flags", "N")
+	field("db", strconv.FormatInt(c.db.Load(), 10))
+	field("sub", "0")
+	field("psub", "0")
+	field("ssub", "0")
+	field("multi", "-1")
+	field("cmd", last)
+	field("user", "default")
+	field("resp", strconv.Itoa(proto))
+	field("lib-name", lib)
+	field("lib-ver", ver)
+	return b.String()
+}

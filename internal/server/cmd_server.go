@@ -1,0 +1,422 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairndb/cairn/internal/command"
+)
+
+func serverCommands() []cmdEntry {
+	return []cmdEntry{
+		def("info", -1, loading|stale, noKeys, command.CatDangerous, "server", "1.0.0", "Returns information and statistics about the server.", cmdInfo),
+		def("time", 1, loading|stale|fast, noKeys, 0, "server", "2.6.0", "Returns the server time.", cmdTime),
+		def("lastsave", 1, loading|stale|fast, noKeys, command.CatAdmin|command.CatDangerous, "server", "1.0.0", "Returns the Unix timestamp of the last successful save to disk.", cmdLastSave),
+		def("shutdown", -1, admin|noscript|loading|stale|command.NoMulti|command.AllowBusy, noKeys, 0, "server", "1.0.0", "Synchronously saves the database(s) to disk and shuts down the Redis server.", cmdShutdown),
+		container("config", "server", "2.0.0", "A container for server configuration commands.", 0,
+			def("config|get", -3, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Returns the effective values of configuration parameters.", cmdConfigGet),
+			def("config|set", -4, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Sets configuration parameters in-flight.", cmdConfigSet),
+			def("config|resetstat", 2, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Resets the server's statistics.", cmdConfigResetStat),
+			def("config|help", 2, loading|stale, noKeys, 0, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdConfigHelp),
+		),
+		container("command", "server", "2.8.13", "Returns detailed information about all commands.", conn,
+			def("command|count", 2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns a count of commands.", cmdCommandCount),
+			def("command|info", -2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns information about one, multiple or all commands.", cmdCommandInfo),
+			def("command|docs", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns documentary information about one, multiple or all commands.", cmdCommandDocs),
+			def("command|list", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns a list of command names.", cmdCommandList),
+			def("command|getkeys", -3, loading|stale, noKeys, conn, "server", "2.8.13", "Extracts the key names from an arbitrary command.", cmdCommandGetKeys),
+			def("command|help", 2, loading|stale, noKeys, conn, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdCommandHelp),
+		),
+	}
+}
+
+func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
+
+func (c *client) age() time.Duration { return time.Since(c.created) }
+
+// sortedClients lists the clients by id, as CLIENT LIST shows them.
+func (s *Server) sortedClients() []*client {
+	cs := s.clientList()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
+	return cs
+}
+
+func cmdTime(x *ctx) {
+	now := time.Now()
+	x.w.Array(2)
+	x.w.BulkString(strconv.FormatInt(now.Unix(), 10))
+	x.w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+func cmdLastSave(x *ctx) { x.w.Int(x.srv.stats.lastSave.Load()) }
+
+func cmdShutdown(x *ctx) {
+	for _, a := range x.args[1:] {
+		switch strings.ToUpper(string(a)) {
+		case "NOSAVE", "SAVE", "NOW", "FORCE":
+			// Every acknowledged write is already in the engine's log;
+			// a graceful close is all any of these can mean.
+		case "ABORT":
+			x.errorReply("ERR No shutdown in progress.")
+			return
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	x.srv.log.Warn("user requested shutdown", "client", x.cl.id)
+	x.cl.quit = true
+	x.srv.requestShutdown()
+}
+
+func cmdConfigGet(x *ctx) {
+	patterns := make([]string, 0, len(x.args)-2)
+	for _, a := range x.args[2:] {
+		patterns = append(patterns, string(a))
+	}
+	pairs := x.srv.cfg.Get(patterns...)
+	x.w.Map(len(pairs))
+	for _, p := range pairs {
+		x.w.BulkString(p[0])
+		x.w.BulkString(p[1])
+	}
+}
+
+func cmdConfigSet(x *ctx) {
+	if len(x.args)%2 != 0 {
+		x.errorReply("ERR wrong number of arguments for 'config|set' command")
+		return
+	}
+	pairs := make([][2]string, 0, (len(x.args)-2)/2)
+	for i := 2; i < len(x.args); i += 2 {
+		pairs = append(pairs, [2]string{x.argStr(i), x.argStr(i + 1)})
+	}
+	if err := x.srv.cfg.Set(pairs); err != nil {
+		x.errorReply(err.Error())
+		return
+	}
+	x.ok()
+}
+
+func cmdConfigResetStat(x *ctx) {
+	x.srv.resetStats()
+	x.ok()
+}
+
+func cmdConfigHelp(x *ctx) {
+	x.helpReply("CONFIG",
+		"GET <pattern>",
+		"    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>",
+		"    Set the configuration <directive> to <value>.",
+		"RESETSTAT",
+		"    Reset statistics reported by the INFO command.",
+	)
+}
+
+func (s *Server) resetStats() {
+	s.stats.connections.Store(0)
+	s.stats.commands.Store(0)
+	s.stats.rejected.Store(0)
+	st := s.st.Stats()
+	st.ExpiredKeys.Store(0)
+	st.ExpiredStale.Store(0)
+	st.KeyspaceHits.Store(0)
+	st.KeyspaceMisses.Store(0)
+	for _, e := range s.handlers {
+		e.stats.calls.Store(0)
+		e.stats.usec.Store(0)
+		e.stats.failed.Store(0)
+		e.stats.rejected.Store(0)
+	}
+}
+
+func cmdCommandCount(x *ctx) { x.w.Int(int64(x.srv.table.Len())) }
+
+// commandSpecs resolves COMMAND INFO/DOCS arguments (all commands when none);
+// unknown names yield nil entries.
+func (x *ctx) commandSpecs() []*command.Spec {
+	if len(x.args) == 2 {
+		return x.srv.table.All()
+	}
+	out := make([]*command.Spec, 0, len(x.args)-2)
+	for _, a := range x.args[2:] {
+		name := a
+		if i := strings.IndexByte(string(a), '|'); i > 0 {
+			parent := x.srv.table.Lookup(a[:i])
+			if parent == nil {
+				out = append(out, nil)
+				continue
+			}
+			out = append(out, x.srv.table.LookupSub(parent, a[i+1:]))
+			continue
+		}
+		out = append(out, x.srv.table.Lookup(name))
+	}
+	return out
+}
+
+func cmdCommandInfo(x *ctx) {
+	specs := x.commandSpecs()
+	x.w.Array(len(specs))
+	for _, s := range specs {
+		if s == nil {
+			x.w.NullArray()
+			continue
+		}
+		command.WriteInfo(x.w, s)
+	}
+}
+
+func cmdCommandDocs(x *ctx) {
+	specs := x.commandSpecs()
+	n := 0
+	for _, s := range specs {
+		if s != nil {
+			n++
+		}
+	}
+	x.w.Map(n)
+	for _, s := range specs {
+		if s != nil {
+			x.w.BulkString(s.Name)
+			command.WriteDocs(x.w, s)
+		}
+	}
+}
+
+func cmdCommandList(x *ctx) {
+	specs := x.srv.table.All()
+	if len(x.args) > 2 {
+		if len(x.args) != 5 || !strings.EqualFold(x.argStr(2), "FILTERBY") {
+			x.syntaxError()
+			return
+		}
+		var err error
+		specs, err = x.srv.table.FilterBy(x.argStr(3), x.argStr(4))
+		if err != nil {
+			x.errorReply(err.Error())
+			return
+		}
+	}
+	x.w.Array(len(specs))
+	for _, s := range specs {
+		x.w.BulkString(s.Name)
+	}
+}
+
+func cmdCommandGetKeys(x *ctx) {
+	idx, err := command.GetKeys(x.srv.table, x.args[2:])
+	if err != nil {
+		x.errorReply(err.Error())
+		return
+	}
+	x.w.Array(len(idx))
+	for _, i := range idx {
+		x.w.Bulk(x.args[2+i])
+	}
+}
+
+func cmdCommandHelp(x *ctx) {
+	x.helpReply("COMMAND",
+		"(no subcommand)",
+		"    Return details about all Redis commands.",
+		"COUNT",
+		"    Return the total number of commands in this Redis server.",
+		"LIST",
+		"    Return a list of all commands in this Redis server.",
+		"INFO [<command-name> ...]",
+		"    Return details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"DOCS [<command-name> ...]",
+		"    Return documentation details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"GETKEYS <full-command>",
+		"    Return the keys from a full Redis command.",
+	)
+}
+
+// infoSections are INFO's sections in Redis's order; "default" and "all"
+// name all of them here.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "commandstats", "keyspace"}
+
+func cmdInfo(x *ctx) {
+	want := map[string]bool{}
+	for _, a := range x.args[1:] {
+		sec := strings.ToLower(string(a))
+		switch sec {
+		case "default", "all", "everything":
+			for _, s := range infoSections {
+				if s != "commandstats" || sec != "default" {
+					want[s] = true
+				}
+			}
+		default:
+			want[sec] = true
+		}
+	}
+	if len(x.args) == 1 {
+		for _, s := range infoSections {
+			want[s] = s != "commandstats"
+		}
+	}
+	var b strings.Builder
+	for _, sec := range infoSections {
+		if !want[sec] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("# " + strings.ToUpper(sec[:1]) + sec[1:] + "\r\n")
+		for _, kv := range x.srv.infoSection(sec) {
+			b.WriteString(kv[0])
+			b.WriteByte(':')
+			b.WriteString(kv[1])
+			b.WriteString("\r\n")
+		}
+	}
+	x.w.Verbatim("txt", b.String())
+}
+
+func (s *Server) infoSection(sec string) [][2]string {
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	switch sec {
+	case "server":
+		up := time.Since(s.started)
+		exe, _ := os.Executable()
+		return [][2]string{
+			{"redis_version", RedisVersion},
+			{"cairn_version", Version},
+			{"redis_mode", "standalone"},
+			{"os", runtime.GOOS + " " + runtime.GOARCH},
+			{"arch_bits", strconv.Itoa(strconv.IntSize)},
+			{"go_version", runtime.Version()},
+			{"process_id", strconv.Itoa(os.Getpid())},
+			{"run_id", s.runID},
+			{"tcp_port", strconv.Itoa(s.cfg.Port())},
+			{"server_time_usec", itoa(time.Now().UnixMicro())},
+			{"uptime_in_seconds", itoa(int64(up.Seconds()))},
+			{"uptime_in_days", itoa(int64(up.Hours() / 24))},
+			{"hz", strconv.Itoa(s.cfg.Hz())},
+			{"executable", exe},
+			{"config_file", s.configFile},
+		}
+	case "clients":
+		s.mu.Lock()
+		n := len(s.clients)
+		s.mu.Unlock()
+		return [][2]string{
+			{"connected_clients", strconv.Itoa(n)},
+			{"maxclients", strconv.Itoa(s.cfg.MaxClients())},
+			{"blocked_clients", "0"},
+		}
+	case "memory":
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		out := [][2]string{
+			{"used_memory", strconv.FormatUint(m.HeapAlloc, 10)},
+			{"used_memory_human", humanBytes(m.HeapAlloc)},
+			{"used_memory_rss", strconv.FormatUint(rss(), 10)},
+			{"used_memory_rss_human", humanBytes(rss())},
+			{"total_system_memory", strconv.FormatUint(systemMemory(), 10)},
+			{"go_heap_sys", strconv.FormatUint(m.HeapSys, 10)},
+			{"go_gc_count", strconv.FormatUint(uint64(m.NumGC), 10)},
+		}
+		for _, st := range s.st.Engine().Stats() {
+			out = append(out, [2]string{st.Name, st.Value})
+		}
+		return out
+	case "persistence":
+		lastSync := "ok"
+		if e := s.st.Stats().LastSyncError.Load(); e != nil {
+			lastSync = "err"
+		}
+		return [][2]string{
+			{"loading", "0"},
+			{"appendfsync", s.cfg.AppendFsync()},
+			{"rdb_last_save_time", itoa(s.stats.lastSave.Load())},
+			{"aof_enabled", "1"},
+			{"aof_last_write_status", lastSync},
+			{"commits", itoa(s.st.Stats().Commits.Load())},
+			{"commit_errors", itoa(s.st.Stats().CommitErrors.Load())},
+		}
+	case "stats":
+		st := s.st.Stats()
+		return [][2]string{
+			{"total_connections_received", itoa(s.stats.connections.Load())},
+			{"total_commands_processed", itoa(s.stats.commands.Load())},
+			{"rejected_connections", itoa(s.stats.rejected.Load())},
+			{"expired_keys", itoa(st.ExpiredKeys.Load())},
+			{"expired_stale_index_entries", itoa(st.ExpiredStale.Load())},
+			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
+			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
+		}
+	case "replication":
+		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
+	case "cpu":
+		u, sys := cpuTimes()
+		return [][2]string{
+			{"used_cpu_sys", fmt.Sprintf("%.6f", sys)},
+			{"used_cpu_user", fmt.Sprintf("%.6f", u)},
+		}
+	case "commandstats":
+		var out [][2]string
+		names := make([]string, 0, len(s.handlers))
+		byName := map[string]*cmdEntry{}
+		for spec, e := range s.handlers {
+			if e.stats.calls.Load() == 0 && e.stats.rejected.Load() == 0 {
+				continue
+			}
+			names = append(names, spec.Name)
+			byName[spec.Name] = e
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			e := byName[n]
+			calls, usec := e.stats.calls.Load(), e.stats.usec.Load()
+			per := 0.0
+			if calls > 0 {
+				per = float64(usec) / float64(calls)
+			}
+			out = append(out, [2]string{"cmdstat_" + n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+				calls, usec, per, e.stats.rejected.Load(), e.stats.failed.Load())})
+		}
+		return out
+	case "keyspace":
+		var out [][2]string
+		for db := range s.st.Databases() {
+			n := s.st.DBSize(db)
+			if n == 0 {
+				continue
+			}
+			exp, err := s.st.KeysWithExpiry(db)
+			if err != nil {
+				s.log.Error("info keyspace", "err", err)
+			}
+			out = append(out, [2]string{"db" + strconv.Itoa(db), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", n, exp)})
+		}
+		return out
+	}
+	return nil
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2fG", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2fM", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2fK", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}

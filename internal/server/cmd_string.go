@@ -1,0 +1,582 @@
+package server
+
+import (
+	"bytes"
+	"math"
+	"strings"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/rconv"
+	"github.com/cairndb/cairn/internal/store"
+)
+
+const str = command.CatString
+
+func stringCommands() []cmdEntry {
+	one := keys{1, 1, 1}
+	return []cmdEntry{
+		def("get", 2, readonly|fast, one, str, "string", "1.0.0", "Returns the string value of a key.", cmdGet),
+		def("set", -3, write|denyoom, one, str, "string", "1.0.0", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", cmdSet),
+		def("setnx", 3, write|denyoom|fast, one, str, "string", "1.0.0", "Set the string value of a key only when the key doesn't exist.", cmdSetNX),
+		def("setex", 4, write|denyoom, one, str, "string", "2.0.0", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", cmdSetEx),
+		def("psetex", 4, write|denyoom, one, str, "string", "2.6.0", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", cmdPSetEx),
+		def("getset", 3, write|denyoom|fast, one, str, "string", "1.0.0", "Returns the previous string value of a key after setting it to a new value.", cmdGetSet),
+		def("getdel", 2, write|fast, one, str, "string", "6.2.0", "Returns the string value of a key after deleting the key.", cmdGetDel),
+		def("getex", -2, write|fast, one, str, "string", "6.2.0", "Returns the string value of a key after setting its expiration time.", cmdGetEx),
+		def("mget", -2, readonly|fast, keys{1, -1, 1}, str, "string", "1.0.0", "Atomically returns the string values of one or more keys.", cmdMGet),
+		def("mset", -3, write|denyoom, keys{1, -1, 2}, str, "string", "1.0.1", "Atomically creates or modifies the string values of one or more keys.", cmdMSet),
+		def("msetnx", -3, write|denyoom, keys{1, -1, 2}, str, "string", "1.0.1", "Atomically modifies the string values of one or more keys only when all keys don't exist.", cmdMSetNX),
+		def("append", 3, write|denyoom|fast, one, str, "string", "2.0.0", "Appends a string to the value of a key. Creates the key if it doesn't exist.", cmdAppend),
+		def("strlen", 2, readonly|fast, one, str, "string", "2.2.0", "Returns the length of a string value.", cmdStrlen),
+		def("incr", 2, write|denyoom|fast, one, str, "string", "1.0.0", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", cmdIncr),
+		def("decr", 2, write|denyoom|fast, one, str, "string", "1.0.0", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", cmdDecr),
+		def("incrby", 3, write|denyoom|fast, one, str, "string", "1.0.0", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", cmdIncrBy),
+		def("decrby", 3, write|denyoom|fast, one, str, "string", "1.0.0", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", cmdDecrBy),
+		def("incrbyfloat", 3, write|denyoom|fast, one, str, "string", "2.6.0", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", cmdIncrByFloat),
+		def("getrange", 4, readonly, one, str, "string", "2.4.0", "Returns a substring of the string stored at a key.", cmdGetRange),
+		def("substr", 4, readonly, one, str, "string", "1.0.0", "Returns a substring from a string value.", cmdGetRange),
+		def("setrange", 4, write|denyoom, one, str, "string", "2.2.0", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", cmdSetRange),
+		def("lcs", -3, readonly, keys{1, 2, 1}, str, "string", "7.0.0", "Finds the longest common substring.", cmdLCS),
+	}
+}
+
+func cmdGet(x *ctx) {
+	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case !ok:
+		x.w.NullBulk()
+	default:
+		x.w.Bulk(v)
+	}
+}
+
+// expireUnit says how an expiry argument is given.
+type expireUnit struct {
+	ms       bool // milliseconds, not seconds
+	absolute bool // a unix time, not a time from now
+}
+
+// parseDeadline turns an expiry argument into an absolute deadline in ms, as
+// Redis's SET/GETEX/SETEX do: the number must be positive and the deadline
+// must fit in 64 bits. It replies and returns false on error.
+func (x *ctx) parseDeadline(arg []byte, u expireUnit, cmd string) (int64, bool) {
+	n, ok := rconv.ParseInt(arg)
+	if !ok {
+		x.notInteger()
+		return 0, false
+	}
+	if n <= 0 {
+		x.errorReply("ERR invalid expire time in '" + cmd + "' command")
+		return 0, false
+	}
+	d, ok := toDeadline(n, u, x.tx.NowMs)
+	if !ok {
+		x.errorReply("ERR invalid expire time in '" + cmd + "' command")
+		return 0, false
+	}
+	return d, true
+}
+
+// toDeadline converts n in unit u to an absolute ms deadline, reporting
+// overflow.
+func toDeadline(n int64, u expireUnit, nowMs int64) (int64, bool) {
+	if !u.ms {
+		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
+			return 0, false
+		}
+		n *= 1000
+	}
+	if !u.absolute {
+		if n > math.MaxInt64-nowMs {
+			return 0, false
+		}
+		n += nowMs
+	}
+	return n, true
+}
+
+func cmdSet(x *ctx) {
+	var a store.SetArgs
+	hasExpire := false
+	for i := 3; i < len(x.args); i++ {
+		opt := strings.ToUpper(x.argStr(i))
+		var u expireUnit
+		switch opt {
+		case "NX":
+			if a.Cond == store.SetXX {
+				x.syntaxError()
+				return
+			}
+			a.Cond = store.SetNX
+			continue
+		case "XX":
+			if a.Cond == store.SetNX {
+				x.syntaxError()
+				return
+			}
+			a.Cond = store.SetXX
+			continue
+		case "GET":
+			a.Get = true
+			continue
+		case "KEEPTTL":
+			if hasExpire {
+				x.syntaxError()
+				return
+			}
+			a.KeepTTL = true
+			continue
+		case "EX":
+		case "PX":
+			u.ms = true
+		case "EXAT":
+			u.absolute = true
+		case "PXAT":
+			u.ms, u.absolute = true, true
+		default:
+			x.syntaxError()
+			return
+		}
+		if hasExpire || a.KeepTTL || i+1 >= len(x.args) {
+			x.syntaxError()
+			return
+		}
+		hasExpire = true
+		i++
+		d, ok := x.parseDeadline(x.arg(i), u, "set")
+		if !ok {
+			return
+		}
+		a.ExpireMs = d
+	}
+	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), a)
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case a.Get && res.OldFound:
+		x.w.Bulk(res.Old)
+	case a.Get, !res.Written:
+		x.w.NullBulk()
+	default:
+		x.ok()
+	}
+}
+
+func cmdSetNX(x *ctx) {
+	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), store.SetArgs{Cond: store.SetNX})
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(boolInt(res.Written))
+}
+
+func cmdSetEx(x *ctx)  { setWithExpiry(x, expireUnit{}, "setex") }
+func cmdPSetEx(x *ctx) { setWithExpiry(x, expireUnit{ms: true}, "psetex") }
+
+func setWithExpiry(x *ctx, u expireUnit, cmd string) {
+	d, ok := x.parseDeadline(x.arg(2), u, cmd)
+	if !ok {
+		return
+	}
+	if _, err := x.tx.SetString(x.db(), x.arg(1), x.arg(3), store.SetArgs{ExpireMs: d}); err != nil {
+		x.storeError(err)
+		return
+	}
+	x.ok()
+}
+
+func cmdGetSet(x *ctx) {
+	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), store.SetArgs{Get: true})
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case res.OldFound:
+		x.w.Bulk(res.Old)
+	default:
+		x.w.NullBulk()
+	}
+}
+
+func cmdGetDel(x *ctx) {
+	v, ok, err := x.tx.GetDel(x.db(), x.arg(1))
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case !ok:
+		x.w.NullBulk()
+	default:
+		x.w.Bulk(v)
+	}
+}
+
+func cmdGetEx(x *ctx) {
+	var act store.ExpireAction
+	for i := 2; i < len(x.args); i++ {
+		var u expireUnit
+		switch strings.ToUpper(x.argStr(i)) {
+		case "PERSIST":
+			if act.Set || act.Persist {
+				x.syntaxError()
+				return
+			}
+			act.Persist = true
+			continue
+		case "EX":
+		case "PX":
+			u.ms = true
+		case "EXAT":
+			u.absolute = true
+		case "PXAT":
+			u.ms, u.absolute = true, true
+		default:
+			x.syntaxError()
+			return
+		}
+		if act.Set || act.Persist || i+1 >= len(x.args) {
+			x.syntaxError()
+			return
+		}
+		i++
+		d, ok := x.parseDeadline(x.arg(i), u, "getex")
+		if !ok {
+			return
+		}
+		act.Set, act.ExpireMs = true, d
+	}
+	v, ok, err := x.tx.GetEx(x.db(), x.arg(1), act)
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case !ok:
+		x.w.NullBulk()
+	default:
+		x.w.Bulk(v)
+	}
+}
+
+func cmdMGet(x *ctx) {
+	x.w.Array(len(x.args) - 1)
+	for _, k := range x.args[1:] {
+		v, ok, err := x.tx.GetString(x.db(), k)
+		switch {
+		case err == store.ErrWrongType, err == nil && !ok:
+			// MGET answers nil for keys that are not strings.
+			x.w.NullBulk()
+		case err != nil:
+			x.srv.log.Error("mget read failed", "err", err)
+			x.w.NullBulk()
+		default:
+			x.w.Bulk(v)
+		}
+	}
+}
+
+func cmdMSet(x *ctx) {
+	if len(x.args)%2 == 0 {
+		x.errorReply("ERR wrong number of arguments for 'mset' command")
+		return
+	}
+	if _, err := x.tx.MSet(x.db(), x.args[1:], false); err != nil {
+		x.storeError(err)
+		return
+	}
+	x.ok()
+}
+
+func cmdMSetNX(x *ctx) {
+	if len(x.args)%2 == 0 {
+		x.errorReply("ERR wrong number of arguments for 'msetnx' command")
+		return
+	}
+	set, err := x.tx.MSet(x.db(), x.args[1:], true)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(boolInt(set))
+}
+
+func cmdAppend(x *ctx) {
+	n, err := x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen())
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdStrlen(x *ctx) {
+	v, _, err := x.tx.GetString(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(int64(len(v)))
+}
+
+func cmdIncr(x *ctx) { incrBy(x, 1) }
+func cmdDecr(x *ctx) { incrBy(x, -1) }
+
+func cmdIncrBy(x *ctx) {
+	n, ok := rconv.ParseInt(x.arg(2))
+	if !ok {
+		x.notInteger()
+		return
+	}
+	incrBy(x, n)
+}
+
+func cmdDecrBy(x *ctx) {
+	n, ok := rconv.ParseInt(x.arg(2))
+	if !ok {
+		x.notInteger()
+		return
+	}
+	if n == math.MinInt64 {
+		x.errorReply("ERR decrement would overflow")
+		return
+	}
+	incrBy(x, -n)
+}
+
+func incrBy(x *ctx, delta int64) {
+	n, err := x.tx.IncrBy(x.db(), x.arg(1), delta)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdIncrByFloat(x *ctx) {
+	delta, ok := rconv.ParseLongDouble(x.arg(2))
+	if !ok {
+		x.errorReply(string(store.ErrNotFloat))
+		return
+	}
+	v, err := x.tx.IncrByFloat(x.db(), x.arg(1), delta)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Bulk(v)
+}
+
+func cmdGetRange(x *ctx) {
+	start, ok1 := rconv.ParseInt(x.arg(2))
+	end, ok2 := rconv.ParseInt(x.arg(3))
+	if !ok1 || !ok2 {
+		x.notInteger()
+		return
+	}
+	v, _, err := x.tx.GetString(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Bulk(substring(v, start, end))
+}
+
+// substring applies GETRANGE's index rules: negative indices count from the
+// end, both ends are clamped, and an empty or inverted range is "".
+func substring(v []byte, start, end int64) []byte {
+	n := int64(len(v))
+	if start < 0 && end < 0 && start > end {
+		return nil
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		return nil
+	}
+	return v[start : end+1]
+}
+
+func cmdSetRange(x *ctx) {
+	off, ok := rconv.ParseInt(x.arg(2))
+	if !ok {
+		x.notInteger()
+		return
+	}
+	if off < 0 {
+		x.errorReply(string(store.ErrOffsetRange))
+		return
+	}
+	n, err := x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen())
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdLCS(x *ctx) {
+	var wantLen, wantIdx, withLen bool
+	var minLen int64
+	for i := 3; i < len(x.args); i++ {
+		switch strings.ToUpper(x.argStr(i)) {
+		case "LEN":
+			wantLen = true
+		case "IDX":
+			wantIdx = true
+		case "WITHMATCHLEN":
+			withLen = true
+		case "MINMATCHLEN":
+			if i+1 >= len(x.args) {
+				x.syntaxError()
+				return
+			}
+			i++
+			n, ok := rconv.ParseInt(x.arg(i))
+			if !ok {
+				x.notInteger()
+				return
+			}
+			minLen = max(n, 0)
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	if wantLen && wantIdx {
+		x.errorReply("ERR If you want both the length and indexes, please just use IDX.")
+		return
+	}
+	a, b, ok := x.lcsInputs()
+	if !ok {
+		return
+	}
+	if (uint64(len(a))+1)*(uint64(len(b))+1)*4 > uint64(x.srv.cfg.ProtoMaxBulkLen()) {
+		x.errorReply("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+		return
+	}
+	res := lcs(a, b, wantIdx, minLen)
+	switch {
+	case wantIdx:
+		x.w.Map(2)
+		x.w.BulkString("matches")
+		x.w.Array(len(res.matches))
+		for _, m := range res.matches {
+			n := 2
+			if withLen {
+				n = 3
+			}
+			x.w.Array(n)
+			x.w.Array(2)
+			x.w.Int(m.aStart)
+			x.w.Int(m.aEnd)
+			x.w.Array(2)
+			x.w.Int(m.bStart)
+			x.w.Int(m.bEnd)
+			if withLen {
+				x.w.Int(m.aEnd - m.aStart + 1)
+			}
+		}
+		x.w.BulkString("len")
+		x.w.Int(int64(res.length))
+	case wantLen:
+		x.w.Int(int64(res.length))
+	default:
+		x.w.Bulk(res.common)
+	}
+}
+
+// lcsInputs reads LCS's two string keys (a missing key is empty).
+func (x *ctx) lcsInputs() (a, b []byte, ok bool) {
+	for i, dst := range []*[]byte{&a, &b} {
+		v, _, err := x.tx.GetString(x.db(), x.arg(1+i))
+		if err == store.ErrWrongType {
+			x.errorReply("ERR The specified keys must contain string values")
+			return nil, nil, false
+		}
+		if err != nil {
+			x.storeError(err)
+			return nil, nil, false
+		}
+		*dst = bytes.Clone(v)
+	}
+	return a, b, true
+}
+
+type lcsMatch struct{ aStart, aEnd, bStart, bEnd int64 }
+
+type lcsResult struct {
+	length  uint32
+	common  []byte
+	matches []lcsMatch
+}
+
+// lcs computes the longest common subsequence of a and b by dynamic
+// programming, then walks the table back from the end to recover the
+// sequence and, with idx, its matching ranges (last first, as Redis reports
+// them), keeping ranges at least minLen long.
+func lcs(a, b []byte, idx bool, minLen int64) lcsResult {
+	cols := len(b) + 1
+	t := make([]uint32, (len(a)+1)*cols)
+	at := func(i, j int) uint32 { return t[i*cols+j] }
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			if a[i-1] == b[j-1] {
+				t[i*cols+j] = at(i-1, j-1) + 1
+			} else {
+				t[i*cols+j] = max(at(i-1, j), at(i, j-1))
+			}
+		}
+	}
+	res := lcsResult{length: at(len(a), len(b))}
+	res.common = make([]byte, res.length)
+	pos := int(res.length)
+	inRange := false
+	var cur lcsMatch
+	emit := func() {
+		if minLen == 0 || cur.aEnd-cur.aStart+1 >= minLen {
+			res.matches = append(res.matches, cur)
+		}
+		inRange = false
+	}
+	for i, j := len(a), len(b); i > 0 && j > 0; {
+		if a[i-1] == b[j-1] {
+			res.common[pos-1] = a[i-1]
+			pos--
+			if !inRange {
+				cur = lcsMatch{int64(i - 1), int64(i - 1), int64(j - 1), int64(j - 1)}
+				inRange = true
+			} else {
+				cur.aStart, cur.bStart = int64(i-1), int64(j-1)
+			}
+			i--
+			j--
+			if idx && (i == 0 || j == 0) {
+				emit()
+			}
+			continue
+		}
+		if at(i-1, j) > at(i, j-1) {
+			i--
+		} else {
+			j--
+		}
+		if idx && inRange {
+			emit()
+		}
+	}
+	return res
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

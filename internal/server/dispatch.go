@@ -1,0 +1,192 @@
+package server
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/resp"
+	"github.com/cairndb/cairn/internal/store"
+)
+
+// handler runs one command. It parses x.args, calls the store through x.tx
+// and writes exactly one reply.
+type handler func(x *ctx)
+
+// cmdEntry is a command's spec beside its handler, with its statistics.
+type cmdEntry struct {
+	spec *command.Spec
+	run  handler
+	// subs are the handlers of a container's subcommands.
+	subs  []cmdEntry
+	stats *cmdStats
+}
+
+// cmdStats are a command's INFO commandstats figures.
+type cmdStats struct {
+	calls    atomic.Int64
+	usec     atomic.Int64
+	failed   atomic.Int64
+	rejected atomic.Int64
+}
+
+// ctx is what a handler sees: its arguments, its connection, the reply
+// writer and the store transaction dispatch opened for it.
+type ctx struct {
+	srv  *Server
+	cl   *client
+	w    *resp.Writer
+	tx   *store.Tx
+	args [][]byte
+	// failed is set when the handler replied with an error.
+	failed bool
+}
+
+// db is the client's selected database.
+func (x *ctx) db() int { return int(x.cl.db.Load()) }
+
+func (s *Server) register(e *cmdEntry) {
+	if len(e.subs) > 0 {
+		e.spec.Subcommands = make([]*command.Spec, len(e.subs))
+		for i := range e.subs {
+			e.spec.Subcommands[i] = e.subs[i].spec
+			s.handlers[e.subs[i].spec] = &e.subs[i]
+		}
+	}
+	s.table.Add(e.spec)
+	s.handlers[e.spec] = e
+}
+
+// dispatch runs one command: lookup, arity, authentication, locking, the
+// handler, and the commit, in that order, the same for every command.
+func (s *Server) dispatch(c *client, args [][]byte) {
+	s.stats.commands.Add(1)
+	w := c.w
+	spec := s.table.Lookup(args[0])
+	if spec == nil {
+		w.Error(unknownCommand(args))
+		return
+	}
+	e := s.handlers[spec]
+	if len(spec.Subcommands) > 0 {
+		if len(args) < 2 {
+			e.stats.rejected.Add(1)
+			w.Error("ERR wrong number of arguments for '" + spec.Name + "' command")
+			return
+		}
+		sub := s.table.LookupSub(spec, args[1])
+		if sub == nil {
+			e.stats.rejected.Add(1)
+			w.Error("ERR unknown subcommand '" + truncate(string(args[1]), 128) + "'. Try " + strings.ToUpper(spec.Name) + " HELP.")
+			return
+		}
+		spec, e = sub, s.handlers[sub]
+	}
+	if !spec.CheckArity(len(args)) {
+		e.stats.rejected.Add(1)
+		w.Error("ERR wrong number of arguments for '" + spec.Name + "' command")
+		return
+	}
+	if !c.authed.Load() && spec.Flags&command.NoAuth == 0 {
+		e.stats.rejected.Add(1)
+		w.Error("NOAUTH Authentication required.")
+		return
+	}
+	c.lastCmdAt.Store(time.Now().UnixMilli())
+
+	x := ctx{srv: s, cl: c, w: w, args: args}
+	switch {
+	case spec.Flags&command.LockAll != 0:
+		x.tx = s.st.BeginAll()
+	case spec.Flags&command.Write != 0:
+		idx := spec.KeyIndices(args)
+		keys := make([][]byte, len(idx))
+		for i, k := range idx {
+			keys[i] = args[k]
+		}
+		x.tx = s.st.Begin(keys)
+	case spec.Flags&command.ReadOnly != 0:
+		x.tx = s.st.Read(spec.Last != spec.First)
+	}
+	start := time.Now()
+	writing := x.tx != nil && x.tx.Writable()
+	mark := 0
+	if writing {
+		mark = w.Hold()
+	}
+	e.run(&x)
+	if writing {
+		if !x.failed {
+			if err := x.tx.Commit(); err != nil {
+				// Nothing was written: take back the reply the handler
+				// prepared and report the failure instead.
+				w.Truncate(mark)
+				x.internalError(err)
+			}
+		}
+		w.Release()
+	}
+	if x.tx != nil {
+		x.tx.Close()
+	}
+	e.stats.calls.Add(1)
+	e.stats.usec.Add(time.Since(start).Microseconds())
+	if x.failed {
+		e.stats.failed.Add(1)
+	}
+	c.mu.Lock()
+	c.lastCmd = spec.Name
+	c.mu.Unlock()
+}
+
+// unknownCommand is Redis's reply text for a command it does not know: the
+// quoted arguments are cut off once 128 bytes of them have been written.
+func unknownCommand(args [][]byte) string {
+	var quoted strings.Builder
+	for _, a := range args[1:] {
+		if quoted.Len() >= 128 {
+			break
+		}
+		quoted.WriteByte('\'')
+		quoted.WriteString(truncate(string(a), 128-quoted.Len()))
+		quoted.WriteString("' ")
+	}
+	return "ERR unknown command '" + truncate(string(args[0]), 128) + "', with args beginning with: " + quoted.String()
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// errorReply writes a Redis error reply.
+func (x *ctx) errorReply(msg string) {
+	x.failed = true
+	x.w.Error(msg)
+}
+
+// storeError replies to an error from the store: a user error goes out as
+// its text, anything else is an engine failure.
+func (x *ctx) storeError(err error) {
+	var ue store.Error
+	if errors.As(err, &ue) {
+		x.errorReply(string(ue))
+		return
+	}
+	x.internalError(err)
+}
+
+func (x *ctx) internalError(err error) {
+	x.srv.log.Error("command failed", "command", string(x.args[0]), "err", err)
+	x.errorReply("ERR " + err.Error())
+}
+
+func (x *ctx) syntaxError()        { x.errorReply("ERR syntax error") }
+func (x *ctx) notInteger()         { x.errorReply("ERR value is not an integer or out of range") }
+func (x *ctx) ok()                 { x.w.SimpleString("OK") }
+func (x *ctx) arg(i int) []byte    { return x.args[i] }
+func (x *ctx) argStr(i int) string { return string(x.args[i]) }

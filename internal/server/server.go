@@ -1,0 +1,222 @@
+// Package server is Cairn's network front: the listener, one goroutine per
+// connection, the command dispatch that checks arity, authentication and
+// locks once for every command, and the command handlers, which parse
+// arguments into typed calls on the store and turn results into replies.
+//
+// The server never touches the engine or the encoding directly; the store is
+// the only way to the data.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/store"
+)
+
+// Version is Cairn's own version, reported by INFO as cairn_version.
+const Version = "0.1.0"
+
+// RedisVersion is the Redis version whose behaviour Cairn implements,
+// reported as redis_version so clients enable the matching features.
+const RedisVersion = "7.2.0"
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("server: closed")
+
+// Server serves the Redis protocol over a store.
+type Server struct {
+	cfg *config.Config
+	st  *store.Store
+	log *slog.Logger
+
+	table    *command.Table
+	handlers map[*command.Spec]*cmdEntry
+
+	mu        sync.Mutex
+	listeners []net.Listener
+	clients   map[int64]*client
+	closing   bool
+	conns     sync.WaitGroup
+	nextID    atomic.Int64
+
+	started    time.Time
+	configFile string
+	runID      string
+	stats      serverStats
+	// shutdownReq receives a SHUTDOWN command's request; main stops the
+	// process.
+	shutdownReq chan struct{}
+	shutOnce    sync.Once
+}
+
+type serverStats struct {
+	connections atomic.Int64
+	commands    atomic.Int64
+	rejected    atomic.Int64
+	netIn       atomic.Int64
+	netOut      atomic.Int64
+	lastSave    atomic.Int64
+}
+
+// Options configures New.
+type Options struct {
+	Config     *config.Config
+	Store      *store.Store
+	Logger     *slog.Logger
+	ConfigFile string
+}
+
+// New builds a server; call Serve with a listener.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{
+		cfg:         o.Config,
+		st:          o.Store,
+		log:         o.Logger,
+		table:       command.NewTable(),
+		handlers:    map[*command.Spec]*cmdEntry{},
+		clients:     map[int64]*client{},
+		started:     time.Now(),
+		configFile:  o.ConfigFile,
+		runID:       newRunID(),
+		shutdownReq: make(chan struct{}),
+	}
+	s.stats.lastSave.Store(time.Now().Unix())
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands()} {
+		for i := range group {
+			s.register(&group[i])
+		}
+	}
+	return s
+}
+
+func newRunID() string {
+	var b [20]byte
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, _ = f.Read(b[:])
+		_ = f.Close()
+	}
+	return fmt.Sprintf("%x", b)
+}
+
+// ShutdownRequested is closed when a client sends SHUTDOWN.
+func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdownReq }
+
+// Serve accepts connections on ln until Shutdown. It returns
+// ErrServerClosed after a clean stop.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.listeners = append(s.listeners, ln)
+	s.mu.Unlock()
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		delay = 0
+		s.accept(nc)
+	}
+}
+
+func (s *Server) accept(nc net.Conn) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		_ = nc.Close()
+		return
+	}
+	if len(s.clients) >= s.cfg.MaxClients() {
+		s.mu.Unlock()
+		s.stats.rejected.Add(1)
+		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		_ = nc.Close()
+		return
+	}
+	c := newClient(s, nc)
+	s.clients[c.id] = c
+	s.conns.Add(1)
+	s.mu.Unlock()
+	s.stats.connections.Add(1)
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+		if ka := s.cfg.TCPKeepAlive(); ka > 0 {
+			_ = tc.SetKeepAlive(true)
+			_ = tc.SetKeepAlivePeriod(ka)
+		}
+	}
+	go c.serve()
+}
+
+func (s *Server) forget(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c.id)
+	s.mu.Unlock()
+	s.conns.Done()
+}
+
+// Shutdown stops accepting, closes every connection and waits for their
+// goroutines, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for _, ln := range s.listeners {
+		_ = ln.Close()
+	}
+	for _, c := range s.clients {
+		c.kill()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Server) requestShutdown() {
+	s.shutOnce.Do(func() { close(s.shutdownReq) })
+}
+
+// clientList returns the connected clients, for CLIENT LIST/KILL and INFO.
+func (s *Server) clientList() []*client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c)
+	}
+	return out
+}

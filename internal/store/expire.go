@@ -1,0 +1,124 @@
+package store
+
+import (
+	"time"
+
+	"github.com/cairndb/cairn/internal/encoding"
+)
+
+// reapBatch is how many due expiry entries one transaction reclaims.
+const reapBatch = 256
+
+// reapBudget bounds one round of the reaper, so a burst of deadlines does not
+// starve writers of their stripe locks for long.
+const reapBudget = 25 * time.Millisecond
+
+func (s *Store) reapLoop() {
+	defer s.done.Done()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(time.Duration(s.reapGap.Load())):
+		}
+		if _, err := s.ReapExpired(reapBudget); err != nil {
+			s.log.Error("expiry reaper", "err", err)
+		}
+	}
+}
+
+// ReapExpired reclaims keys whose deadline has passed, walking the expiry
+// index in deadline order, for at most budget. It returns how many expired
+// keys it deleted. Reads never depend on it: an expired key is absent
+// whether or not it has been reclaimed.
+func (s *Store) ReapExpired(budget time.Duration) (int, error) {
+	start := time.Now()
+	total := 0
+	for {
+		due, err := s.dueEntries(reapBatch)
+		if err != nil || len(due) == 0 {
+			return total, err
+		}
+		n, err := s.reap(due)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if len(due) < reapBatch || time.Since(start) > budget {
+			return total, nil
+		}
+	}
+}
+
+type dueEntry struct {
+	expireKey []byte
+	deadline  int64
+	metaKey   encoding.MetaKey
+}
+
+func (s *Store) dueEntries(limit int) ([]dueEntry, error) {
+	upTo := encoding.ExpireUpTo(nil, s.nowMs())
+	it, err := s.eng.NewIter([]byte{byte(encoding.FamilyExpire)}, upTo)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var due []dueEntry
+	for ok := it.First(); ok && len(due) < limit; ok = it.Next() {
+		ek := append([]byte(nil), it.Key()...)
+		deadline, mk, err := encoding.DecodeExpireKey(nil, ek)
+		if err != nil {
+			return nil, err
+		}
+		dec, err := encoding.DecodeMetaKey(mk)
+		if err != nil {
+			return nil, err
+		}
+		due = append(due, dueEntry{expireKey: ek, deadline: deadline, metaKey: dec})
+	}
+	return due, it.Error()
+}
+
+// reap deletes the keys behind due entries under their locks, re-checking
+// each: a key whose deadline changed since the index was read keeps living,
+// and its stale index entry is dropped.
+func (s *Store) reap(due []dueEntry) (int, error) {
+	keys := make([][]byte, len(due))
+	for i, d := range due {
+		keys[i] = d.metaKey.Key
+	}
+	tx := s.Begin(keys)
+	defer tx.Close()
+	n := 0
+	for _, d := range due {
+		_, raw, found, err := tx.rawMeta(d.metaKey.DB, d.metaKey.Key)
+		if err != nil {
+			return 0, err
+		}
+		if found {
+			m, err := encoding.DecodeMeta(raw)
+			if err != nil {
+				return 0, err
+			}
+			if m.ExpireMs == d.deadline && m.Expired(tx.NowMs) {
+				if _, err := tx.deletePhys(d.metaKey.DB, d.metaKey.Key, -1); err != nil {
+					return 0, err
+				}
+				n++
+				continue
+			}
+		}
+		s.stats.ExpiredStale.Add(1)
+		if err := tx.b.Delete(d.expireKey); err != nil {
+			return 0, err
+		}
+	}
+	// Reclaiming expired keys needs no fsync of its own: if it is lost, the
+	// index entries are still there and the next run reclaims them again.
+	tx.noSync = true
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	s.stats.ExpiredKeys.Add(int64(n))
+	return n, nil
+}

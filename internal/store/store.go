@@ -1,0 +1,373 @@
+// Package store is Cairn's data model: Redis types on top of the ordered
+// engine, with the keyspace rules every type shares — type checks, expiry,
+// collection versions, per-key locks and exact key counts.
+//
+// A command's work is one Tx. A writing Tx holds the striped locks of its
+// keys (taken in a fixed order, so transactions never deadlock), reads its
+// own writes through an indexed batch and commits once, atomically: what a
+// replica would replay. A reading Tx takes no locks. The store never sees the
+// wire protocol; handlers turn arguments into typed calls and results into
+// replies.
+//
+// Invariants (checked by Check):
+//   - a db's key count equals the number of metadata records in it;
+//   - every metadata record with a deadline has exactly one expiry index entry;
+//   - a collection's size field equals its number of sub-keys.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
+)
+
+// SyncMode is appendfsync: when a committed write is made durable.
+type SyncMode int32
+
+// Sync modes.
+const (
+	// SyncEverySec commits without waiting for the disk and syncs the WAL
+	// once a second: a crash loses at most about a second of writes.
+	SyncEverySec SyncMode = iota
+	// SyncAlways syncs before a write is acknowledged; concurrent writers
+	// share one fsync (group commit).
+	SyncAlways
+	// SyncNo leaves flushing to the engine and the operating system.
+	SyncNo
+)
+
+// ParseSyncMode parses an appendfsync value.
+func ParseSyncMode(s string) (SyncMode, error) {
+	switch s {
+	case "always":
+		return SyncAlways, nil
+	case "everysec":
+		return SyncEverySec, nil
+	case "no":
+		return SyncNo, nil
+	}
+	return 0, fmt.Errorf("appendfsync must be always, everysec or no, not %q", s)
+}
+
+// stripeCount is the number of key lock stripes and key-count shards per db.
+// Part of the file format only loosely: counts are summed over whatever
+// shards exist, so changing it keeps DBSIZE exact.
+const stripeCount = 1024
+
+// MaxDatabases is the largest number of databases (db numbers are u16).
+const MaxDatabases = 1 << 16
+
+// Options configures Open.
+type Options struct {
+	Databases int
+	Sync      SyncMode
+	// Now is the clock, for tests; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+	// ReapInterval is how often the expiry reaper runs (hz); 0 means 100ms.
+	ReapInterval time.Duration
+}
+
+// Store is an open data model over an engine.
+type Store struct {
+	eng       engine.Engine
+	databases int
+	now       func() time.Time
+	log       *slog.Logger
+
+	stripes [stripeCount]sync.Mutex
+	// dbMap maps logical db numbers to physical ones (SWAPDB). Replaced
+	// whole, under every stripe lock.
+	dbMap  atomic.Pointer[[]uint16]
+	counts []atomic.Pointer[shardCounts]
+
+	versions versionLease
+	sync     atomic.Int32
+	// writes counts commits since the last WAL sync (everysec).
+	writes atomic.Int64
+
+	stats Stats
+
+	stop    chan struct{}
+	done    sync.WaitGroup
+	closeMu sync.Mutex
+	closed  bool
+	reapGap atomic.Int64
+}
+
+type shardCounts [stripeCount]atomic.Int64
+
+// Stats are the store's running figures for INFO.
+type Stats struct {
+	ExpiredKeys    atomic.Int64
+	ExpiredStale   atomic.Int64
+	KeyspaceHits   atomic.Int64
+	KeyspaceMisses atomic.Int64
+	Commits        atomic.Int64
+	CommitErrors   atomic.Int64
+	LastSyncError  atomic.Pointer[string]
+}
+
+// Open loads the store's bookkeeping and starts its background work (expiry
+// reaper, WAL syncer). Close stops them; it does not close the engine.
+func Open(eng engine.Engine, o Options) (*Store, error) {
+	if o.Databases <= 0 {
+		o.Databases = 16
+	}
+	if o.Databases > MaxDatabases {
+		return nil, fmt.Errorf("store: %d databases, at most %d", o.Databases, MaxDatabases)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ReapInterval <= 0 {
+		o.ReapInterval = 100 * time.Millisecond
+	}
+	s := &Store{
+		eng:       eng,
+		databases: o.Databases,
+		now:       o.Now,
+		log:       o.Logger,
+		counts:    make([]atomic.Pointer[shardCounts], MaxDatabases),
+		stop:      make(chan struct{}),
+	}
+	s.sync.Store(int32(o.Sync))
+	s.reapGap.Store(int64(o.ReapInterval))
+	s.versions.eng = eng
+	if err := s.loadDBMap(); err != nil {
+		return nil, err
+	}
+	if err := s.loadCounts(); err != nil {
+		return nil, err
+	}
+	if err := s.versions.load(); err != nil {
+		return nil, err
+	}
+	s.done.Add(2)
+	go s.reapLoop()
+	go s.syncLoop()
+	return s, nil
+}
+
+// Close stops background work and syncs the WAL. The engine stays open.
+func (s *Store) Close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	close(s.stop)
+	s.done.Wait()
+	return s.eng.SyncWAL()
+}
+
+// Engine returns the engine, for INFO.
+func (s *Store) Engine() engine.Engine { return s.eng }
+
+// Stats returns the store's running figures.
+func (s *Store) Stats() *Stats { return &s.stats }
+
+// Databases returns the number of logical databases.
+func (s *Store) Databases() int { return s.databases }
+
+// SetSyncMode changes appendfsync at runtime.
+func (s *Store) SetSyncMode(m SyncMode) { s.sync.Store(int32(m)) }
+
+// SetReapInterval changes how often expired keys are reclaimed (hz).
+func (s *Store) SetReapInterval(d time.Duration) {
+	if d > 0 {
+		s.reapGap.Store(int64(d))
+	}
+}
+
+func (s *Store) nowMs() int64 { return s.now().UnixMilli() }
+
+func (s *Store) loadDBMap() error {
+	m := make([]uint16, s.databases)
+	for i := range m {
+		m[i] = uint16(i)
+	}
+	it, err := s.eng.NewIter(encoding.DBMapPrefix(), encoding.PrefixEnd(encoding.DBMapPrefix()))
+	if err != nil {
+		return fmt.Errorf("load db map: %w", err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		logical, err := encoding.DecodeDBMapKey(it.Key())
+		if err != nil {
+			return fmt.Errorf("load db map: %w", err)
+		}
+		phys, err := encoding.Uint16(it.Value())
+		if err != nil {
+			return fmt.Errorf("load db map: %w", err)
+		}
+		if int(logical) >= s.databases || int(phys) >= s.databases {
+			return fmt.Errorf("load db map: db %d maps to %d, but only %d databases are configured", logical, phys, s.databases)
+		}
+		m[logical] = phys
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("load db map: %w", err)
+	}
+	seen := make([]bool, s.databases)
+	for _, p := range m {
+		if seen[p] {
+			return fmt.Errorf("load db map: physical db %d named twice", p)
+		}
+		seen[p] = true
+	}
+	s.dbMap.Store(&m)
+	return nil
+}
+
+func (s *Store) loadCounts() error {
+	it, err := s.eng.NewIter(encoding.CounterPrefix(), encoding.PrefixEnd(encoding.CounterPrefix()))
+	if err != nil {
+		return fmt.Errorf("load key counts: %w", err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		db, stripe, err := encoding.DecodeCounterKey(it.Key())
+		if err != nil {
+			return fmt.Errorf("load key counts: %w", err)
+		}
+		n, err := encoding.Uint64(it.Value())
+		if err != nil {
+			return fmt.Errorf("load key counts: %w", err)
+		}
+		if stripe >= stripeCount {
+			return fmt.Errorf("load key counts: stripe %d out of range", stripe)
+		}
+		s.shard(db)[stripe].Store(int64(n))
+	}
+	return it.Error()
+}
+
+// shard returns the key-count shards of a physical db, creating them.
+func (s *Store) shard(pdb uint16) *shardCounts {
+	p := &s.counts[pdb]
+	if c := p.Load(); c != nil {
+		return c
+	}
+	p.CompareAndSwap(nil, new(shardCounts))
+	return p.Load()
+}
+
+// phys resolves a logical db number.
+func (s *Store) phys(db int) uint16 { return (*s.dbMap.Load())[db] }
+
+// ValidDB reports whether db names a database.
+func (s *Store) ValidDB(db int) bool { return db >= 0 && db < s.databases }
+
+// DBSize returns the exact number of keys in db (expired keys not yet
+// reclaimed included, as in Redis). O(stripes), independent of key count.
+func (s *Store) DBSize(db int) int64 {
+	c := s.counts[s.phys(db)].Load()
+	if c == nil {
+		return 0
+	}
+	var n int64
+	for i := range c {
+		n += c[i].Load()
+	}
+	return n
+}
+
+// KeysWithExpiry counts keys with a deadline in db, for INFO keyspace. It
+// scans the expiry index, so it is O(keys with a deadline).
+func (s *Store) KeysWithExpiry(db int) (int64, error) {
+	pdb := s.phys(db)
+	lo := []byte{byte(encoding.FamilyExpire)}
+	it, err := s.eng.NewIter(lo, encoding.FamilyEnd(encoding.FamilyExpire))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) >= 11 && uint16(k[9])<<8|uint16(k[10]) == pdb {
+			n++
+		}
+	}
+	return n, it.Error()
+}
+
+func (s *Store) syncLoop() {
+	defer s.done.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if SyncMode(s.sync.Load()) != SyncEverySec || s.writes.Swap(0) == 0 {
+			continue
+		}
+		if err := s.eng.SyncWAL(); err != nil {
+			msg := err.Error()
+			s.stats.LastSyncError.Store(&msg)
+			s.log.Error("wal sync failed", "err", err)
+		}
+	}
+}
+
+// versionLease hands out collection versions: unique for the life of the
+// data, without a clock. Blocks of versions are leased by persisting the
+// block's end first; a restart skips the rest of the block.
+type versionLease struct {
+	eng  engine.Engine
+	mu   sync.Mutex
+	next uint64
+	end  uint64
+}
+
+const versionBlock = 1 << 20
+
+func (v *versionLease) load() error {
+	b, err := v.eng.Get(encoding.VersionLeaseKey(), nil)
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		v.next, v.end = 1, 1
+	case err != nil:
+		return fmt.Errorf("load version lease: %w", err)
+	default:
+		n, err := encoding.Uint64(b)
+		if err != nil {
+			return fmt.Errorf("load version lease: %w", err)
+		}
+		v.next, v.end = n, n
+	}
+	return nil
+}
+
+func (v *versionLease) nextVersion() (uint64, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.next == v.end {
+		end := v.end + versionBlock
+		b := v.eng.NewBatch()
+		defer b.Close()
+		if err := b.Set(encoding.VersionLeaseKey(), encoding.AppendUint64(nil, end)); err != nil {
+			return 0, err
+		}
+		if err := b.Commit(true); err != nil {
+			return 0, fmt.Errorf("lease versions: %w", err)
+		}
+		v.end = end
+	}
+	v.next++
+	return v.next - 1, nil
+}

@@ -1,0 +1,245 @@
+package store
+
+import (
+	"math"
+
+	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/rconv"
+)
+
+// GetString returns the value of a string key. The value aliases a buffer
+// of the Tx that the next read reuses.
+func (tx *Tx) GetString(db int, key []byte) ([]byte, bool, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil || !ok {
+		tx.s.stats.KeyspaceMisses.Add(1)
+		return nil, false, err
+	}
+	tx.s.stats.KeyspaceHits.Add(1)
+	return m.Value, true, nil
+}
+
+// SetCond restricts SET to absent (NX) or present (XX) keys.
+type SetCond uint8
+
+// SET conditions.
+const (
+	SetAlways SetCond = iota
+	SetNX
+	SetXX
+)
+
+// SetArgs are SET's options.
+type SetArgs struct {
+	Cond SetCond
+	// ExpireMs is the absolute deadline, 0 for none.
+	ExpireMs int64
+	// KeepTTL keeps the key's current deadline.
+	KeepTTL bool
+	// Get asks for the old value (and fails on a non-string key).
+	Get bool
+}
+
+// SetResult reports what SetString did.
+type SetResult struct {
+	Written bool
+	// Old is the previous value, when SetArgs.Get and the key was a string.
+	Old      []byte
+	OldFound bool
+}
+
+// SetString sets a string key, replacing a value of any type (unless Get is
+// asked, when a non-string key is an error, as in Redis 7).
+func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error) {
+	var res SetResult
+	cur, exists, err := tx.meta(db, key)
+	if err != nil {
+		return res, err
+	}
+	if a.Get && exists {
+		if cur.Type != encoding.TypeString {
+			return res, ErrWrongType
+		}
+		res.Old = append([]byte(nil), cur.Value...)
+		res.OldFound = true
+	}
+	if (a.Cond == SetNX && exists) || (a.Cond == SetXX && !exists) {
+		return res, nil
+	}
+	expire := a.ExpireMs
+	if a.KeepTTL && exists {
+		expire = cur.ExpireMs
+	}
+	res.Written = true
+	if expire != 0 && expire <= tx.NowMs {
+		// A deadline already past: the key ends up absent, as Redis 7 does
+		// by deleting it instead of storing it.
+		_, err := tx.deleteKey(db, key)
+		return res, err
+	}
+	return res, tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire, Value: value})
+}
+
+// MSet sets every key/value pair (clearing deadlines). With nx it sets none
+// and reports false when any key exists.
+func (tx *Tx) MSet(db int, pairs [][]byte, nx bool) (bool, error) {
+	if nx {
+		for i := 0; i < len(pairs); i += 2 {
+			_, ok, err := tx.meta(db, pairs[i])
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return false, nil
+			}
+		}
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		if err := tx.putMeta(db, pairs[i], &encoding.Meta{Type: encoding.TypeString, Value: pairs[i+1]}); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// GetDel returns a string key's value and deletes the key.
+func (tx *Tx) GetDel(db int, key []byte) ([]byte, bool, error) {
+	v, ok, err := tx.GetString(db, key)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	v = append([]byte(nil), v...)
+	_, err = tx.deleteKey(db, key)
+	return v, true, err
+}
+
+// ExpireAction is what GETEX does to the deadline.
+type ExpireAction struct {
+	// Set replaces the deadline with ExpireMs; Persist removes it.
+	Set      bool
+	Persist  bool
+	ExpireMs int64
+}
+
+// GetEx returns a string key's value and applies act to its deadline.
+func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	v := append([]byte(nil), m.Value...)
+	switch {
+	case act.Set && act.ExpireMs <= tx.NowMs:
+		_, err = tx.deleteKey(db, key)
+	case act.Set:
+		m.ExpireMs = act.ExpireMs
+		m.Value = v
+		err = tx.putMeta(db, key, &m)
+	case act.Persist && m.ExpireMs != 0:
+		m.ExpireMs = 0
+		m.Value = v
+		err = tx.putMeta(db, key, &m)
+	}
+	return v, true, err
+}
+
+// updateString rewrites a string key's value, keeping its deadline.
+func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte) error {
+	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value})
+}
+
+// IncrBy adds delta to the integer in a string key (absent counts as 0).
+func (tx *Tx) IncrBy(db int, key []byte, delta int64) (int64, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil {
+		return 0, err
+	}
+	var cur int64
+	if ok {
+		var valid bool
+		if cur, valid = rconv.ParseInt(m.Value); !valid {
+			return 0, ErrNotInteger
+		}
+	}
+	if (delta > 0 && cur > math.MaxInt64-delta) || (delta < 0 && cur < math.MinInt64-delta) {
+		return 0, ErrOverflow
+	}
+	n := cur + delta
+	var buf [20]byte
+	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n))
+}
+
+// IncrByFloat adds delta to the number in a string key and returns the new
+// value as Redis prints it.
+func (tx *Tx) IncrByFloat(db int, key []byte, delta float64) ([]byte, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil {
+		return nil, err
+	}
+	var cur float64
+	if ok {
+		var valid bool
+		if cur, valid = rconv.ParseLongDouble(m.Value); !valid {
+			return nil, ErrNotFloat
+		}
+	}
+	n := cur + delta
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return nil, ErrNaNOrInf
+	}
+	out := rconv.AppendHumanFloat(nil, n)
+	return out, tx.updateString(db, key, m.ExpireMs, out)
+}
+
+// Append appends to a string key (creating it) and returns the new length.
+func (tx *Tx) Append(db int, key, suffix []byte, maxLen int64) (int64, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		m = encoding.Meta{Type: encoding.TypeString}
+	}
+	if int64(len(m.Value))+int64(len(suffix)) > maxLen {
+		return 0, ErrTooBig
+	}
+	v := make([]byte, 0, len(m.Value)+len(suffix))
+	v = append(append(v, m.Value...), suffix...)
+	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v)
+}
+
+// SetRange overwrites part of a string key at offset, zero-padding, and
+// returns the new length. An empty value changes nothing.
+func (tx *Tx) SetRange(db int, key []byte, offset int64, value []byte, maxLen int64) (int64, error) {
+	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	if err != nil {
+		return 0, err
+	}
+	if len(value) == 0 {
+		return int64(len(m.Value)), nil
+	}
+	if offset+int64(len(value)) > maxLen {
+		return 0, ErrTooBig
+	}
+	if !ok {
+		m = encoding.Meta{Type: encoding.TypeString}
+	}
+	n := max(int64(len(m.Value)), offset+int64(len(value)))
+	v := make([]byte, n)
+	copy(v, m.Value)
+	copy(v[offset:], value)
+	return n, tx.updateString(db, key, m.ExpireMs, v)
+}
+
+// StringEncoding is OBJECT ENCODING for a string value, as Redis reports it.
+func StringEncoding(v []byte) string {
+	if len(v) <= 20 {
+		if _, ok := rconv.ParseInt(v); ok {
+			return "int"
+		}
+	}
+	if len(v) <= 44 {
+		return "embstr"
+	}
+	return "raw"
+}

@@ -1,0 +1,405 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
+)
+
+// Tx is one command's (or one MULTI/EXEC's) view of the store. Create it
+// with Begin, BeginAll or Read; release it with Close.
+type Tx struct {
+	s *Store
+	// r reads: the batch for a writer, the engine or a snapshot for a
+	// reader.
+	r    engine.Reader
+	b    engine.Batch
+	snap engine.Snapshot
+
+	// NowMs is the command's clock, fixed for its whole run (as Redis
+	// caches mstime per command) so a key cannot expire halfway through.
+	NowMs int64
+
+	lockAll bool
+	// noSync commits without waiting for the disk even under
+	// appendfsync always (background work that is safe to redo).
+	noSync  bool
+	stripes []uint16
+	locked  [stripeCount / 64]uint64
+
+	deltas []countDelta
+	// pendingDBMap is the logical→physical db map SWAPDB installs at commit.
+	pendingDBMap []uint16
+	// Touched lists the keys this Tx modified (for WATCH, notifications
+	// and blocked clients).
+	Touched []TouchedKey
+
+	// cache holds the last metadata record read or written, so a command's
+	// read-then-write of one key costs one engine read.
+	cache   metaCache
+	keyBuf  []byte
+	keyBuf2 []byte
+	valBuf  []byte
+}
+
+// TouchedKey is a key a transaction modified.
+type TouchedKey struct {
+	DB  int
+	Key string
+}
+
+type countDelta struct {
+	pdb    uint16
+	stripe uint16
+	delta  int64
+}
+
+type metaCache struct {
+	valid bool
+	key   []byte // metadata key
+	found bool
+	raw   []byte
+}
+
+var txPool = sync.Pool{New: func() any { return new(Tx) }}
+
+// Begin starts a writing transaction that locks the stripes of keys. Keys
+// may repeat; locks are taken in stripe order.
+func (s *Store) Begin(keys [][]byte) *Tx {
+	tx := s.newTx()
+	for _, k := range keys {
+		st := stripeOf(k)
+		if tx.locked[st/64]&(1<<(st%64)) == 0 {
+			tx.locked[st/64] |= 1 << (st % 64)
+			tx.stripes = append(tx.stripes, st)
+		}
+	}
+	slices.Sort(tx.stripes)
+	for _, st := range tx.stripes {
+		s.stripes[st].Lock()
+	}
+	tx.b = s.eng.NewBatch()
+	tx.r = tx.b
+	tx.NowMs = s.nowMs()
+	return tx
+}
+
+// BeginAll starts a writing transaction that excludes every other writer
+// (FLUSHDB, FLUSHALL, SWAPDB).
+func (s *Store) BeginAll() *Tx {
+	tx := s.newTx()
+	tx.lockAll = true
+	for i := range s.stripes {
+		s.stripes[i].Lock()
+	}
+	tx.b = s.eng.NewBatch()
+	tx.r = tx.b
+	tx.NowMs = s.nowMs()
+	return tx
+}
+
+// Read starts a reading transaction over the latest committed state. With
+// consistent, all its reads see one snapshot (multi-key reads such as MGET).
+func (s *Store) Read(consistent bool) *Tx {
+	tx := s.newTx()
+	if consistent {
+		tx.snap = s.eng.NewSnapshot()
+		tx.r = tx.snap
+	} else {
+		tx.r = s.eng
+	}
+	tx.NowMs = s.nowMs()
+	return tx
+}
+
+func (s *Store) newTx() *Tx {
+	tx := txPool.Get().(*Tx)
+	tx.s = s
+	return tx
+}
+
+// Writable reports whether the Tx may write.
+func (tx *Tx) Writable() bool { return tx.b != nil }
+
+// Commit applies the transaction's writes atomically, honouring appendfsync.
+// A read-only or empty Tx commits nothing.
+func (tx *Tx) Commit() error {
+	if tx.b == nil {
+		return nil
+	}
+	for _, d := range tx.deltas {
+		n := tx.s.shard(d.pdb)[d.stripe].Load() + d.delta
+		if err := tx.b.Set(encoding.CounterKey(d.pdb, d.stripe), encoding.AppendUint64(tx.valBuf[:0], uint64(n))); err != nil {
+			return err
+		}
+	}
+	if tx.b.Empty() {
+		return nil
+	}
+	mode := SyncMode(tx.s.sync.Load())
+	if err := tx.b.Commit(mode == SyncAlways && !tx.noSync); err != nil {
+		tx.s.stats.CommitErrors.Add(1)
+		return fmt.Errorf("commit: %w", err)
+	}
+	tx.s.stats.Commits.Add(1)
+	if mode == SyncEverySec {
+		tx.s.writes.Add(1)
+	}
+	// The stripe locks are still held: nobody else can have moved these
+	// shards since they were read above.
+	for _, d := range tx.deltas {
+		tx.s.shard(d.pdb)[d.stripe].Add(d.delta)
+	}
+	tx.deltas = tx.deltas[:0]
+	if tx.pendingDBMap != nil {
+		m := tx.pendingDBMap
+		tx.s.dbMap.Store(&m)
+		tx.pendingDBMap = nil
+	}
+	return nil
+}
+
+// Close discards anything not committed, releases the locks and recycles
+// the Tx. The Tx must not be used afterwards.
+func (tx *Tx) Close() {
+	if tx.b != nil {
+		_ = tx.b.Close()
+	}
+	if tx.snap != nil {
+		_ = tx.snap.Close()
+	}
+	if tx.lockAll {
+		for i := range tx.s.stripes {
+			tx.s.stripes[i].Unlock()
+		}
+	}
+	for _, st := range tx.stripes {
+		tx.s.stripes[st].Unlock()
+	}
+	*tx = Tx{
+		stripes: tx.stripes[:0],
+		deltas:  tx.deltas[:0],
+		Touched: tx.Touched[:0],
+		keyBuf:  tx.keyBuf[:0],
+		keyBuf2: tx.keyBuf2[:0],
+		valBuf:  tx.valBuf[:0],
+		cache:   metaCache{key: tx.cache.key[:0], raw: tx.cache.raw[:0]},
+	}
+	txPool.Put(tx)
+}
+
+func stripeOf(key []byte) uint16 { return uint16(encoding.KeyHash(key) % stripeCount) }
+
+// errNotLocked reports a programming error: a command wrote a key it did not
+// declare (its command spec's key positions are wrong).
+var errNotLocked = errors.New("store: write to a key the command did not lock")
+
+func (tx *Tx) checkWrite(key []byte) error {
+	if tx.b == nil {
+		return errors.New("store: write in a read-only transaction")
+	}
+	if tx.lockAll {
+		return nil
+	}
+	st := stripeOf(key)
+	if tx.locked[st/64]&(1<<(st%64)) == 0 {
+		return fmt.Errorf("%w: %q", errNotLocked, key)
+	}
+	return nil
+}
+
+// rawMeta reads the metadata record of (pdb, key), expired or not.
+func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool, err error) {
+	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], pdb, key)
+	mk = tx.keyBuf
+	if tx.cache.valid && string(tx.cache.key) == string(mk) {
+		return mk, tx.cache.raw, tx.cache.found, nil
+	}
+	v, err := tx.r.Get(mk, tx.cache.raw[:0])
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		tx.cache.set(mk, nil, false)
+		return mk, nil, false, nil
+	case err != nil:
+		tx.cache.valid = false
+		return mk, nil, false, err
+	}
+	tx.cache.set(mk, v, true)
+	return mk, tx.cache.raw, true, nil
+}
+
+func (c *metaCache) set(key, raw []byte, found bool) {
+	c.valid = true
+	c.key = append(c.key[:0], key...)
+	c.found = found
+	if found {
+		c.raw = append(c.raw[:0], raw...)
+	} else {
+		c.raw = c.raw[:0]
+	}
+}
+
+// meta returns the live metadata of key in logical db; an expired key is
+// absent. Value aliases a buffer reused by the next read.
+func (tx *Tx) meta(db int, key []byte) (encoding.Meta, bool, error) {
+	_, raw, found, err := tx.rawMeta(tx.s.phys(db), key)
+	if err != nil || !found {
+		return encoding.Meta{}, false, err
+	}
+	m, err := encoding.DecodeMeta(raw)
+	if err != nil {
+		return encoding.Meta{}, false, fmt.Errorf("key %q: %w", key, err)
+	}
+	if m.Expired(tx.NowMs) {
+		return encoding.Meta{}, false, nil
+	}
+	return m, true, nil
+}
+
+// typedMeta returns the live metadata of key, or ErrWrongType when it holds
+// another type.
+func (tx *Tx) typedMeta(db int, key []byte, t encoding.Type) (encoding.Meta, bool, error) {
+	m, ok, err := tx.meta(db, key)
+	if err != nil || !ok {
+		return m, false, err
+	}
+	if m.Type != t {
+		return m, false, ErrWrongType
+	}
+	return m, true, nil
+}
+
+// putMeta writes key's metadata record, replacing whatever the key held
+// (live or expired): the old deadline leaves the expiry index, an old
+// collection's sub-keys are reclaimed unless m continues its version, and
+// the key count grows when the key is new.
+func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
+	if err := tx.checkWrite(key); err != nil {
+		return err
+	}
+	pdb := tx.s.phys(db)
+	mk, raw, found, err := tx.rawMeta(pdb, key)
+	if err != nil {
+		return err
+	}
+	if found {
+		old, err := encoding.DecodeMeta(raw)
+		if err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+		if old.ExpireMs != 0 && old.ExpireMs != m.ExpireMs {
+			tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], old.ExpireMs, mk)
+			if err := tx.b.Delete(tx.keyBuf2); err != nil {
+				return err
+			}
+		}
+		if old.Type.IsCollection() && !(m.Type == old.Type && m.Version == old.Version) {
+			if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
+				return err
+			}
+		}
+		if old.Expired(tx.NowMs) {
+			// Replacing an expired key expires it first, as Redis's
+			// lookupKeyWrite does; the count of keys is unchanged.
+			tx.s.stats.ExpiredKeys.Add(1)
+		}
+	} else {
+		tx.addCount(pdb, key, 1)
+	}
+	if m.ExpireMs != 0 && (!found || expireOf(raw) != m.ExpireMs) {
+		tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], m.ExpireMs, mk)
+		if err := tx.b.Set(tx.keyBuf2, nil); err != nil {
+			return err
+		}
+	}
+	tx.valBuf = encoding.AppendMeta(tx.valBuf[:0], m)
+	if err := tx.b.Set(mk, tx.valBuf); err != nil {
+		return err
+	}
+	tx.cache.set(mk, tx.valBuf, true)
+	tx.touch(db, key)
+	return nil
+}
+
+func expireOf(raw []byte) int64 {
+	m, err := encoding.DecodeMeta(raw)
+	if err != nil {
+		return 0
+	}
+	return m.ExpireMs
+}
+
+// deleteKey removes key and everything it owns. It reports whether a live
+// key was deleted (an expired one is reclaimed but reported absent).
+func (tx *Tx) deleteKey(db int, key []byte) (bool, error) {
+	if err := tx.checkWrite(key); err != nil {
+		return false, err
+	}
+	return tx.deletePhys(tx.s.phys(db), key, db)
+}
+
+func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
+	mk, raw, found, err := tx.rawMeta(pdb, key)
+	if err != nil || !found {
+		return false, err
+	}
+	old, err := encoding.DecodeMeta(raw)
+	if err != nil {
+		return false, fmt.Errorf("key %q: %w", key, err)
+	}
+	if old.ExpireMs != 0 {
+		tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], old.ExpireMs, mk)
+		if err := tx.b.Delete(tx.keyBuf2); err != nil {
+			return false, err
+		}
+	}
+	if old.Type.IsCollection() {
+		if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
+			return false, err
+		}
+	}
+	if err := tx.b.Delete(mk); err != nil {
+		return false, err
+	}
+	tx.cache.set(mk, nil, false)
+	tx.addCount(pdb, key, -1)
+	live := !old.Expired(tx.NowMs)
+	if live && db >= 0 {
+		tx.touch(db, key)
+	}
+	return live, nil
+}
+
+// dropSubKeys reclaims every sub-key of one version of a collection with a
+// range tombstone per family: O(1) writes whatever the collection's size.
+func (tx *Tx) dropSubKeys(pdb uint16, key []byte, version uint64) error {
+	for _, f := range []encoding.Family{encoding.FamilySub, encoding.FamilyScore} {
+		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, version)
+		if err := tx.b.DeleteRange(start, encoding.PrefixEnd(start)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tx *Tx) addCount(pdb uint16, key []byte, delta int64) {
+	st := stripeOf(key)
+	for i := range tx.deltas {
+		if d := &tx.deltas[i]; d.pdb == pdb && d.stripe == st {
+			d.delta += delta
+			return
+		}
+	}
+	tx.deltas = append(tx.deltas, countDelta{pdb: pdb, stripe: st, delta: delta})
+}
+
+func (tx *Tx) touch(db int, key []byte) {
+	tx.Touched = append(tx.Touched, TouchedKey{DB: db, Key: string(key)})
+}
+
+// Version returns a new collection version.
+func (tx *Tx) newVersion() (uint64, error) { return tx.s.versions.nextVersion() }
