@@ -54,7 +54,7 @@ func cmdTime(x *ctx) {
 	x.w.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
 }
 
-func cmdLastSave(x *ctx) { x.w.Int(x.srv.stats.lastSave.Load()) }
+func cmdLastSave(x *ctx) { x.w.Int(x.srv.st.Stats().LastDurable.Load()) }
 
 func cmdShutdown(x *ctx) {
 	for _, a := range x.args[1:] {
@@ -343,7 +343,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		return [][2]string{
 			{"loading", "0"},
 			{"appendfsync", s.cfg.AppendFsync()},
-			{"rdb_last_save_time", itoa(s.stats.lastSave.Load())},
+			{"rdb_last_save_time", itoa(s.st.Stats().LastDurable.Load())},
 			{"aof_enabled", "1"},
 			{"aof_last_write_status", lastSync},
 			{"commits", itoa(s.st.Stats().Commits.Load())},

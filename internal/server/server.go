@@ -65,7 +65,6 @@ type serverStats struct {
 	rejected    atomic.Int64
 	netIn       atomic.Int64
 	netOut      atomic.Int64
-	lastSave    atomic.Int64
 }
 
 // Options configures New.
@@ -93,7 +92,6 @@ func New(o Options) *Server {
 		runID:       newRunID(),
 		shutdownReq: make(chan struct{}),
 	}
-	s.stats.lastSave.Store(time.Now().Unix())
 	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands()} {
 		for i := range group {
 			s.register(&group[i])

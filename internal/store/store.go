@@ -112,6 +112,8 @@ type Stats struct {
 	Commits        atomic.Int64
 	CommitErrors   atomic.Int64
 	LastSyncError  atomic.Pointer[string]
+	// LastDurable is the unix time of the last WAL sync (LASTSAVE).
+	LastDurable atomic.Int64
 }
 
 // Open loads the store's bookkeeping and starts its background work (expiry
@@ -141,6 +143,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		stop:      make(chan struct{}),
 	}
 	s.sync.Store(int32(o.Sync))
+	s.stats.LastDurable.Store(o.Now().Unix())
 	s.reapGap.Store(int64(o.ReapInterval))
 	s.versions.eng = eng
 	if err := s.loadDBMap(); err != nil {
@@ -320,7 +323,10 @@ func (s *Store) syncLoop() {
 			msg := err.Error()
 			s.stats.LastSyncError.Store(&msg)
 			s.log.Error("wal sync failed", "err", err)
+			continue
 		}
+		s.stats.LastSyncError.Store(nil)
+		s.stats.LastDurable.Store(time.Now().Unix())
 	}
 }
 

@@ -146,8 +146,11 @@ func (tx *Tx) Commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.s.stats.Commits.Add(1)
-	if mode == SyncEverySec {
+	switch {
+	case mode == SyncEverySec:
 		tx.s.writes.Add(1)
+	case mode == SyncAlways && !tx.noSync:
+		tx.s.stats.LastDurable.Store(tx.NowMs / 1000)
 	}
 	// The stripe locks are still held: nobody else can have moved these
 	// shards since they were read above.

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/config"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md from the command table")
+
+// commandNotes are what a user should know where Cairn's behaviour differs
+// from Redis's or is narrower. Everything not listed behaves as Redis 7.
+var commandNotes = map[string]string{
+	"object|freq":     "Replies as Redis does under its default maxmemory-policy (no LFU tracking).",
+	"object|refcount": "Always 1: values on disk are not shared.",
+	"unlink":          "Same as DEL: deleting any key is already O(1).",
+	"flushdb":         "ASYNC and SYNC are both instant (range tombstones).",
+	"flushall":        "ASYNC and SYNC are both instant (range tombstones).",
+	"shutdown":        "NOSAVE/SAVE/NOW/FORCE all mean a clean close: every acknowledged write is already in the log.",
+	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
+	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, cmd, user, resp, lib-name, lib-ver).",
+	"info":            "Sections server, clients, memory, persistence, stats, replication, cpu, commandstats, keyspace; memory also reports Pebble's figures.",
+}
+
+// TestCommandsDocIsCurrent checks docs/commands.md against the command
+// table; run with -update to regenerate it.
+func TestCommandsDocIsCurrent(t *testing.T) {
+	srv := New(Options{Config: config.Default()})
+	var b strings.Builder
+	b.WriteString("# Commands\n\n")
+	b.WriteString("Every command Cairn supports, generated from the command table\n")
+	b.WriteString("(`go test ./internal/server -run TestCommandsDocIsCurrent -update`).\n")
+	b.WriteString("A command not listed here is not implemented and answers\n")
+	b.WriteString("`-ERR unknown command`. Behaviour follows Redis 7 unless the notes say otherwise.\n")
+	groups := map[string][]string{}
+	var names []string
+	for _, spec := range srv.table.All() {
+		names = append(names, spec.Name)
+		rows := []string{row(spec.Name, spec.Since, spec.Summary)}
+		for _, sub := range spec.Subcommands {
+			rows = append(rows, row(sub.Name, sub.Since, sub.Summary))
+		}
+		groups[spec.Group] = append(groups[spec.Group], rows...)
+	}
+	var order []string
+	for g := range groups {
+		order = append(order, g)
+	}
+	slices.Sort(order)
+	for _, g := range order {
+		b.WriteString("\n## " + g + "\n\n| command | since | status | summary |\n|---|---|---|---|\n")
+		for _, r := range groups[g] {
+			b.WriteString(r)
+		}
+	}
+	const path = "../../docs/commands.md"
+	if *updateDocs {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != b.String() {
+		t.Fatalf("docs/commands.md is out of date with the command table (%d commands); regenerate with -update", len(names))
+	}
+}
+
+func row(name, since, summary string) string {
+	status := "supported"
+	if n, ok := commandNotes[name]; ok {
+		status = "supported — " + n
+	}
+	return "| `" + strings.ToUpper(strings.ReplaceAll(name, "|", " ")) + "` | " + since + " | " + status + " | " + summary + " |\n"
+}
