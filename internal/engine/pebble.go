@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -118,7 +119,22 @@ func (i pebbleIter) Value() []byte { return i.Iterator.Value() }
 
 // NewBatch implements Engine. The batch is indexed so that a command reads
 // its own writes.
-func (p *Pebble) NewBatch() Batch { return &pebbleBatch{b: p.db.NewIndexedBatch(), p: p} }
+func (p *Pebble) NewBatch() Batch {
+	b := batchPool.Get().(*pebbleBatch)
+	b.b, b.p = p.db.NewIndexedBatch(), p
+	return b
+}
+
+var batchPool = sync.Pool{New: func() any { return new(pebbleBatch) }}
+
+// Get reads through the batch; while the batch holds no writes it reads the
+// store directly, which spares Pebble building batch iterators.
+func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error) {
+	if b.b.Empty() {
+		return get(b.p.db, key, dst)
+	}
+	return get(b.b, key, dst)
+}
 
 // NewSnapshot implements Engine.
 func (p *Pebble) NewSnapshot() Snapshot { return pebbleSnapshot{p.db.NewSnapshot()} }
@@ -168,15 +184,19 @@ type pebbleBatch struct {
 	p *Pebble
 }
 
-func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error)     { return get(b.b, key, dst) }
 func (b *pebbleBatch) NewIter(lo, hi []byte) (Iterator, error) { return newIter(b.b, lo, hi) }
 func (b *pebbleBatch) Set(k, v []byte) error                   { return wrap("set", b.b.Set(k, v, nil)) }
 func (b *pebbleBatch) Delete(k []byte) error                   { return wrap("delete", b.b.Delete(k, nil)) }
 func (b *pebbleBatch) DeleteRange(s, e []byte) error {
 	return wrap("delete range", b.b.DeleteRange(s, e, nil))
 }
-func (b *pebbleBatch) Empty() bool  { return b.b.Empty() }
-func (b *pebbleBatch) Close() error { return wrap("close batch", b.b.Close()) }
+func (b *pebbleBatch) Empty() bool { return b.b.Empty() }
+func (b *pebbleBatch) Close() error {
+	err := b.b.Close()
+	*b = pebbleBatch{}
+	batchPool.Put(b)
+	return wrap("close batch", err)
+}
 func (b *pebbleBatch) Commit(sync bool) error {
 	if b.p.closed.Load() {
 		return ErrClosed

@@ -39,6 +39,11 @@ type client struct {
 	// quit asks the loop to flush and close after the current command.
 	quit   bool
 	killed atomic.Bool
+
+	// Scratch reused by every command on this connection.
+	ctx    ctx
+	keyIdx []int
+	keys   [][]byte
 }
 
 func newClient(s *Server, nc net.Conn) *client {

@@ -96,17 +96,20 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	c.lastCmdAt.Store(time.Now().UnixMilli())
 
-	x := ctx{srv: s, cl: c, w: w, args: args}
+	// The ctx and key buffers live in the client, so a command allocates
+	// nothing here.
+	x := &c.ctx
+	*x = ctx{srv: s, cl: c, w: w, args: args}
 	switch {
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
 	case spec.Flags&command.Write != 0:
-		idx := spec.KeyIndices(args)
-		keys := make([][]byte, len(idx))
-		for i, k := range idx {
-			keys[i] = args[k]
+		c.keyIdx = spec.AppendKeyIndices(c.keyIdx[:0], args)
+		c.keys = c.keys[:0]
+		for _, k := range c.keyIdx {
+			c.keys = append(c.keys, args[k])
 		}
-		x.tx = s.st.Begin(keys)
+		x.tx = s.st.Begin(c.keys)
 	case spec.Flags&command.ReadOnly != 0:
 		x.tx = s.st.Read(spec.Last != spec.First)
 	}
@@ -116,7 +119,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	if writing {
 		mark = w.Hold()
 	}
-	e.run(&x)
+	e.run(x)
 	if writing {
 		if !x.failed {
 			if err := x.tx.Commit(); err != nil {

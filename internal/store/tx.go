@@ -46,10 +46,11 @@ type Tx struct {
 	valBuf  []byte
 }
 
-// TouchedKey is a key a transaction modified.
+// TouchedKey is a key a transaction modified. Key aliases the caller's
+// argument: valid until the command's arguments are reused.
 type TouchedKey struct {
 	DB  int
-	Key string
+	Key []byte
 }
 
 type countDelta struct {
@@ -401,7 +402,7 @@ func (tx *Tx) addCount(pdb uint16, key []byte, delta int64) {
 }
 
 func (tx *Tx) touch(db int, key []byte) {
-	tx.Touched = append(tx.Touched, TouchedKey{DB: db, Key: string(key)})
+	tx.Touched = append(tx.Touched, TouchedKey{DB: db, Key: key})
 }
 
 // Version returns a new collection version.
