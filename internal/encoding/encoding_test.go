@@ -2,6 +2,7 @@ package encoding
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -190,4 +191,59 @@ func FuzzDecodeKeys(f *testing.F) {
 		_, _, _ = DecodeCounterKey(b)
 		_, _ = DecodeDBMapKey(b)
 	})
+}
+
+func TestScoreOrder(t *testing.T) {
+	r := seededRand(t)
+	special := []float64{math.Inf(-1), -math.MaxFloat64, -1, -math.SmallestNonzeroFloat64, 0, math.SmallestNonzeroFloat64, 1, math.MaxFloat64, math.Inf(1)}
+	for i := 1; i < len(special); i++ {
+		if ScoreBits(special[i-1]) >= ScoreBits(special[i]) {
+			t.Fatalf("ScoreBits(%v) >= ScoreBits(%v)", special[i-1], special[i])
+		}
+	}
+	if ScoreBits(math.Copysign(0, -1)) != ScoreBits(0) {
+		t.Fatal("-0 and +0 encode differently")
+	}
+	for range 10000 {
+		a := math.Float64frombits(r.Uint64())
+		b := math.Float64frombits(r.Uint64())
+		if math.IsNaN(a) || math.IsNaN(b) {
+			continue
+		}
+		if got := ScoreFromBits(ScoreBits(a)); got != a {
+			t.Fatalf("round trip %v gave %v", a, got)
+		}
+		ka, kb := AppendScore(nil, a), AppendScore(nil, b)
+		if (a < b) != (bytes.Compare(ka, kb) < 0) {
+			t.Fatalf("order of %v and %v not preserved", a, b)
+		}
+	}
+}
+
+func TestCollectionRecordsRoundTrip(t *testing.T) {
+	l := ListMeta{Head: ListStart - 3, Tail: ListStart + 9}
+	if got, err := DecodeListMeta(AppendListMeta(nil, l)); err != nil || got != l {
+		t.Fatalf("list meta %+v: %+v %v", l, got, err)
+	}
+	for _, h := range []HashMeta{{}, {MinFieldExpireMs: 1234}} {
+		if got, err := DecodeHashMeta(AppendHashMeta(nil, h)); err != nil || got != h {
+			t.Fatalf("hash meta %+v: %+v %v", h, got, err)
+		}
+	}
+	for _, exp := range []int64{0, 99} {
+		ms, v, err := DecodeFieldValue(AppendFieldValue(nil, exp, []byte("val")))
+		if err != nil || ms != exp || string(v) != "val" {
+			t.Fatalf("field value: %d %q %v", ms, v, err)
+		}
+	}
+	mk := AppendMetaKey(nil, 2, []byte("h"))
+	ms, back, err := DecodeFieldExpireKey(nil, AppendFieldExpireKey(nil, 77, mk))
+	if err != nil || ms != 77 || !bytes.Equal(back, mk) {
+		t.Fatalf("field expire key: %d %x %v", ms, back, err)
+	}
+	p := AppendSubKeyPrefix(nil, FamilySub, 0, []byte("l"), 1)
+	a, b := AppendListIndex(nil, p, ListStart-1), AppendListIndex(nil, p, ListStart)
+	if bytes.Compare(a, b) >= 0 {
+		t.Fatal("list indices out of order")
+	}
 }

@@ -37,21 +37,9 @@ func Check(s *Store) error {
 				}
 			}
 			if m.Type.IsCollection() {
-				key := mk[encoding.MetaPrefixLen:]
-				p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, pdb, key, m.Version)
-				sub, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
-				if err != nil {
+				if err := checkCollection(s, pdb, mk[encoding.MetaPrefixLen:], &m); err != nil {
 					it.Close()
-					return err
-				}
-				var members uint64
-				for ok := sub.First(); ok; ok = sub.Next() {
-					members++
-				}
-				sub.Close()
-				if members != m.Size {
-					it.Close()
-					return fmt.Errorf("db %d key %q: size field %d, %d sub-keys", db, key, m.Size, members)
+					return fmt.Errorf("db %d: %w", db, err)
 				}
 			}
 		}
@@ -60,6 +48,60 @@ func Check(s *Store) error {
 		}
 		if size := s.DBSize(db); size != n {
 			return fmt.Errorf("db %d: DBSIZE %d, %d metadata records", db, size, n)
+		}
+	}
+	return nil
+}
+
+// checkCollection verifies one collection's size against its records.
+func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
+	count := func(f encoding.Family) (uint64, error) {
+		p := encoding.AppendSubKeyPrefix(nil, f, pdb, key, m.Version)
+		it, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
+		if err != nil {
+			return 0, err
+		}
+		defer it.Close()
+		var n uint64
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+		}
+		return n, it.Error()
+	}
+	members, err := count(encoding.FamilySub)
+	if err != nil {
+		return err
+	}
+	if members != m.Size {
+		return fmt.Errorf("%s %q: size field %d, %d members", m.Type, key, m.Size, members)
+	}
+	switch m.Type {
+	case encoding.TypeZSet:
+		scores, err := count(encoding.FamilyScore)
+		if err != nil {
+			return err
+		}
+		if scores != m.Size {
+			return fmt.Errorf("zset %q: size field %d, %d score index entries", key, m.Size, scores)
+		}
+	case encoding.TypeList:
+		l, err := encoding.DecodeListMeta(m.Value)
+		if err != nil {
+			return err
+		}
+		if l.Tail-l.Head != m.Size {
+			return fmt.Errorf("list %q: size field %d, head..tail spans %d", key, m.Size, l.Tail-l.Head)
+		}
+	case encoding.TypeHash:
+		h, err := encoding.DecodeHashMeta(m.Value)
+		if err != nil {
+			return err
+		}
+		if h.MinFieldExpireMs != 0 {
+			mk := encoding.AppendMetaKey(nil, pdb, key)
+			if _, err := s.eng.Get(encoding.AppendFieldExpireKey(nil, h.MinFieldExpireMs, mk), nil); err != nil {
+				return fmt.Errorf("hash %q: earliest field deadline %d has no field-expiry entry: %w", key, h.MinFieldExpireMs, err)
+			}
 		}
 	}
 	return nil

@@ -36,17 +36,20 @@ func (tx *Tx) Lookup(db int, key []byte) (KeyInfo, bool, error) {
 // Delete removes key and reports whether it existed.
 func (tx *Tx) Delete(db int, key []byte) (bool, error) { return tx.deleteKey(db, key) }
 
-// ExpireCond is EXPIRE's NX/XX/GT/LT option.
+// ExpireCond is EXPIRE's NX/XX/GT/LT options, as a set of bits: XX
+// combines with GT or LT, and every condition given must hold.
 type ExpireCond uint8
 
 // Expire conditions.
 const (
-	ExpireAlways ExpireCond = iota
-	ExpireNX
+	ExpireNX ExpireCond = 1 << iota
 	ExpireXX
 	ExpireGT
 	ExpireLT
 )
+
+// ExpireAlways sets the deadline whatever the key's current one.
+const ExpireAlways ExpireCond = 0
 
 // Expire sets key's deadline (absolute ms) if cond allows, and reports
 // whether it did. A deadline already past deletes the key.
@@ -55,24 +58,8 @@ func (tx *Tx) Expire(db int, key []byte, deadline int64, cond ExpireCond) (bool,
 	if err != nil || !ok {
 		return false, err
 	}
-	// A key without a deadline counts as living forever for GT and LT.
-	switch cond {
-	case ExpireNX:
-		if m.ExpireMs != 0 {
-			return false, nil
-		}
-	case ExpireXX:
-		if m.ExpireMs == 0 {
-			return false, nil
-		}
-	case ExpireGT:
-		if m.ExpireMs == 0 || deadline <= m.ExpireMs {
-			return false, nil
-		}
-	case ExpireLT:
-		if m.ExpireMs != 0 && deadline >= m.ExpireMs {
-			return false, nil
-		}
+	if !cond.allows(m.ExpireMs, deadline) {
+		return false, nil
 	}
 	if deadline <= tx.NowMs {
 		_, err := tx.deleteKey(db, key)
@@ -81,6 +68,20 @@ func (tx *Tx) Expire(db int, key []byte, deadline int64, cond ExpireCond) (bool,
 	m.ExpireMs = deadline
 	m.Value = append([]byte(nil), m.Value...)
 	return true, tx.putMeta(db, key, &m)
+}
+
+// allows reports whether a key whose deadline is cur (0 for none) may take
+// the deadline next. A key without a deadline counts as living forever for
+// GT and LT, so GT never applies to it and LT always does.
+func (c ExpireCond) allows(cur, next int64) bool {
+	switch {
+	case c&ExpireNX != 0 && cur != 0,
+		c&ExpireXX != 0 && cur == 0,
+		c&ExpireGT != 0 && (cur == 0 || next <= cur),
+		c&ExpireLT != 0 && cur != 0 && next >= cur:
+		return false
+	}
+	return true
 }
 
 // Persist removes key's deadline and reports whether it had one.
@@ -192,7 +193,7 @@ func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []b
 		return err
 	}
 	spdb, dpdb := tx.s.phys(srcDB), tx.s.phys(dstDB)
-	for _, f := range []encoding.Family{encoding.FamilySub, encoding.FamilyScore} {
+	for _, f := range encoding.SubKeyFamilies {
 		from := encoding.AppendSubKeyPrefix(nil, f, spdb, src, m.Version)
 		to := encoding.AppendSubKeyPrefix(nil, f, dpdb, dst, version)
 		it, err := tx.r.NewIter(from, encoding.PrefixEnd(from))
@@ -257,7 +258,7 @@ func (tx *Tx) Keys(db int, pattern []byte, fn func(key []byte) error) error {
 type ScanArgs struct {
 	Count   int
 	Pattern []byte
-	// Type filters by type when TypeSet.
+	// Type filters by type when TypeSet; the zero Type matches no key.
 	Type    encoding.Type
 	TypeSet bool
 }
@@ -352,7 +353,7 @@ func (tx *Tx) FlushDB(db int) error {
 		return errors.New("store: FLUSHDB outside BeginAll")
 	}
 	pdb := tx.s.phys(db)
-	for _, f := range []encoding.Family{encoding.FamilyMeta, encoding.FamilySub, encoding.FamilyScore} {
+	for _, f := range append([]encoding.Family{encoding.FamilyMeta}, encoding.SubKeyFamilies[:]...) {
 		lo := encoding.AppendDBPrefix(nil, f, pdb)
 		if err := tx.b.DeleteRange(lo, encoding.PrefixEnd(lo)); err != nil {
 			return err
@@ -370,7 +371,7 @@ func (tx *Tx) FlushAll() error {
 	if !tx.lockAll {
 		return errors.New("store: FLUSHALL outside BeginAll")
 	}
-	for _, f := range []encoding.Family{encoding.FamilyMeta, encoding.FamilySub, encoding.FamilyScore, encoding.FamilyExpire} {
+	for _, f := range []encoding.Family{encoding.FamilyMeta, encoding.FamilySub, encoding.FamilyScore, encoding.FamilyExpire, encoding.FamilyFieldTTL, encoding.FamilyFieldExpire} {
 		if err := tx.b.DeleteRange([]byte{byte(f)}, encoding.FamilyEnd(f)); err != nil {
 			return err
 		}

@@ -278,7 +278,7 @@ func (tx *Tx) typedMeta(db int, key []byte, t encoding.Type) (encoding.Meta, boo
 }
 
 // putMeta writes key's metadata record, replacing whatever the key held
-// (live or expired): the old deadline leaves the expiry index, an old
+// (live or expired): the old deadlines leave their indexes, an old
 // collection's sub-keys are reclaimed unless m continues its version, and
 // the key count grows when the key is new.
 func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
@@ -290,17 +290,13 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	if err != nil {
 		return err
 	}
+	var old *encoding.Meta
 	if found {
-		old, err := encoding.DecodeMeta(raw)
+		o, err := encoding.DecodeMeta(raw)
 		if err != nil {
 			return fmt.Errorf("key %q: %w", key, err)
 		}
-		if old.ExpireMs != 0 && old.ExpireMs != m.ExpireMs {
-			tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], old.ExpireMs, mk)
-			if err := tx.b.Delete(tx.keyBuf2); err != nil {
-				return err
-			}
-		}
+		old = &o
 		if old.Type.IsCollection() && !(m.Type == old.Type && m.Version == old.Version) {
 			if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
 				return err
@@ -314,11 +310,8 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	} else {
 		tx.addCount(pdb, key, 1)
 	}
-	if m.ExpireMs != 0 && (!found || expireOf(raw) != m.ExpireMs) {
-		tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], m.ExpireMs, mk)
-		if err := tx.b.Set(tx.keyBuf2, nil); err != nil {
-			return err
-		}
+	if err := tx.updateDeadlineIndexes(mk, old, m); err != nil {
+		return err
 	}
 	tx.valBuf = encoding.AppendMeta(tx.valBuf[:0], m)
 	if err := tx.b.Set(mk, tx.valBuf); err != nil {
@@ -326,6 +319,44 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	}
 	tx.cache.set(mk, tx.valBuf, true)
 	tx.touch(db, key)
+	return nil
+}
+
+// updateDeadlineIndexes keeps the expiry index (key deadlines) and the
+// field-expiry index (a hash's earliest field deadline) in step with a
+// metadata record going from old to m; either may be nil (created, deleted).
+func (tx *Tx) updateDeadlineIndexes(mk []byte, old, m *encoding.Meta) error {
+	type index struct {
+		deadline func(*encoding.Meta) int64
+		key      func(dst []byte, ms int64, mk []byte) []byte
+	}
+	for _, ix := range [...]index{
+		{func(m *encoding.Meta) int64 { return m.ExpireMs }, encoding.AppendExpireKey},
+		{encoding.FieldDeadline, encoding.AppendFieldExpireKey},
+	} {
+		var before, after int64
+		if old != nil {
+			before = ix.deadline(old)
+		}
+		if m != nil {
+			after = ix.deadline(m)
+		}
+		if before == after {
+			continue
+		}
+		if before != 0 {
+			tx.keyBuf2 = ix.key(tx.keyBuf2[:0], before, mk)
+			if err := tx.b.Delete(tx.keyBuf2); err != nil {
+				return err
+			}
+		}
+		if after != 0 {
+			tx.keyBuf2 = ix.key(tx.keyBuf2[:0], after, mk)
+			if err := tx.b.Set(tx.keyBuf2, nil); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -355,11 +386,8 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("key %q: %w", key, err)
 	}
-	if old.ExpireMs != 0 {
-		tx.keyBuf2 = encoding.AppendExpireKey(tx.keyBuf2[:0], old.ExpireMs, mk)
-		if err := tx.b.Delete(tx.keyBuf2); err != nil {
-			return false, err
-		}
+	if err := tx.updateDeadlineIndexes(mk, &old, nil); err != nil {
+		return false, err
 	}
 	if old.Type.IsCollection() {
 		if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
@@ -381,7 +409,7 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 // dropSubKeys reclaims every sub-key of one version of a collection with a
 // range tombstone per family: O(1) writes whatever the collection's size.
 func (tx *Tx) dropSubKeys(pdb uint16, key []byte, version uint64) error {
-	for _, f := range []encoding.Family{encoding.FamilySub, encoding.FamilyScore} {
+	for _, f := range encoding.SubKeyFamilies {
 		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, version)
 		if err := tx.b.DeleteRange(start, encoding.PrefixEnd(start)); err != nil {
 			return err
