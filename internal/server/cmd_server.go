@@ -317,7 +317,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		return [][2]string{
 			{"connected_clients", strconv.Itoa(n)},
 			{"maxclients", strconv.Itoa(s.cfg.MaxClients())},
-			{"blocked_clients", "0"},
+			{"blocked_clients", strconv.FormatInt(s.blocked.count.Load(), 10)},
 		}
 	case "memory":
 		var m runtime.MemStats

@@ -39,6 +39,9 @@ type client struct {
 	// quit asks the loop to flush and close after the current command.
 	quit   bool
 	killed atomic.Bool
+	// gone is closed when the connection is killed, to wake a blocked wait.
+	gone     chan struct{}
+	goneOnce sync.Once
 
 	// Scratch reused by every command on this connection.
 	ctx    ctx
@@ -53,6 +56,7 @@ func newClient(s *Server, nc net.Conn) *client {
 		nc:      nc,
 		w:       resp.NewWriter(nc),
 		created: time.Now(),
+		gone:    make(chan struct{}),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
 	}
@@ -66,6 +70,7 @@ func newClient(s *Server, nc net.Conn) *client {
 // shutdown); the client's own loop notices and cleans up.
 func (c *client) kill() {
 	c.killed.Store(true)
+	c.goneOnce.Do(func() { close(c.gone) })
 	_ = c.nc.Close()
 }
 

@@ -42,6 +42,8 @@ type ctx struct {
 	args [][]byte
 	// failed is set when the handler replied with an error.
 	failed bool
+	// blocked is set by a blocking handler that found nothing to serve.
+	blocked *blockRequest
 }
 
 // db is the client's selected database.
@@ -95,7 +97,27 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		return
 	}
 	c.lastCmdAt.Store(time.Now().UnixMilli())
+	start := time.Now()
+	failed, req := s.execute(c, spec, e, args)
+	if req != nil {
+		failed = s.waitAndRetry(c, spec, e, args, req)
+	}
+	e.stats.calls.Add(1)
+	e.stats.usec.Add(time.Since(start).Microseconds())
+	if failed {
+		e.stats.failed.Add(1)
+	}
+	c.mu.Lock()
+	c.lastCmd = spec.Name
+	c.mu.Unlock()
+}
 
+// execute runs a command once: it opens the store transaction the spec
+// calls for, runs the handler, commits, and wakes clients blocked on the
+// keys the commit changed. It returns whether the reply was an error, and
+// the handler's block request when it found nothing to serve.
+func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]byte) (failed bool, blocked *blockRequest) {
+	w := c.w
 	// The ctx and key buffers live in the client, so a command allocates
 	// nothing here.
 	x := &c.ctx
@@ -113,7 +135,6 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	case spec.Flags&command.ReadOnly != 0:
 		x.tx = s.st.Read(spec.Last != spec.First)
 	}
-	start := time.Now()
 	writing := x.tx != nil && x.tx.Writable()
 	mark := 0
 	if writing {
@@ -121,27 +142,55 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	e.run(x)
 	if writing {
-		if !x.failed {
+		if !x.failed && x.blocked == nil {
 			if err := x.tx.Commit(); err != nil {
 				// Nothing was written: take back the reply the handler
 				// prepared and report the failure instead.
 				w.Truncate(mark)
 				x.internalError(err)
+			} else {
+				for _, t := range x.tx.Touched {
+					s.blocked.signal(t.DB, t.Key)
+				}
 			}
 		}
 		w.Release()
 	}
 	if x.tx != nil {
 		x.tx.Close()
+		x.tx = nil
 	}
-	e.stats.calls.Add(1)
-	e.stats.usec.Add(time.Since(start).Microseconds())
-	if x.failed {
-		e.stats.failed.Add(1)
+	return x.failed, x.blocked
+}
+
+// waitAndRetry parks a client whose blocking command found nothing, and runs
+// the command again each time one of its keys changes, until it is served,
+// times out or the client goes away.
+func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool) {
+	wt := &waiter{cl: c, wake: make(chan struct{}, 1)}
+	db := int(c.db.Load())
+	for _, k := range req.keys {
+		wt.keys = append(wt.keys, blockKey{db: db, key: string(k)})
 	}
-	c.mu.Lock()
-	c.lastCmd = spec.Name
-	c.mu.Unlock()
+	s.blocked.add(wt)
+	defer s.blocked.remove(wt)
+	// Replies to commands pipelined before this one go out before it waits.
+	if err := c.w.Flush(); err != nil {
+		return false
+	}
+	for {
+		if !s.waitBlocked(c, wt, req.deadline) {
+			x := &c.ctx
+			*x = ctx{srv: s, cl: c, w: c.w, args: args}
+			req.timeout(x)
+			return x.failed
+		}
+		failed, again := s.execute(c, spec, e, args)
+		if again == nil {
+			return failed
+		}
+		s.blocked.sleep(wt)
+	}
 }
 
 // unknownCommand is Redis's reply text for a command it does not know: the

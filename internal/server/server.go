@@ -40,6 +40,7 @@ type Server struct {
 	log *slog.Logger
 
 	table    *command.Table
+	blocked  blockers
 	handlers map[*command.Spec]*cmdEntry
 
 	mu        sync.Mutex
@@ -92,7 +93,7 @@ func New(o Options) *Server {
 		runID:       newRunID(),
 		shutdownReq: make(chan struct{}),
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands()} {
 		for i := range group {
 			s.register(&group[i])
 		}

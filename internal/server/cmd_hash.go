@@ -1,0 +1,5 @@
+package server
+
+func hashCommands() []cmdEntry {
+	return []cmdEntry{}
+}

@@ -1,0 +1,5 @@
+package server
+
+func listCommands() []cmdEntry {
+	return []cmdEntry{}
+}

@@ -1,0 +1,5 @@
+package server
+
+func setCommands() []cmdEntry {
+	return []cmdEntry{}
+}

@@ -1,0 +1,5 @@
+package server
+
+func zsetCommands() []cmdEntry {
+	return []cmdEntry{}
+}
