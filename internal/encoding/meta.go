@@ -75,8 +75,10 @@ const (
 	collectionHeaderLen = 1 + 8 + 8 + 8
 )
 
-// Expired reports whether the key's deadline has passed at nowMs.
-func (m *Meta) Expired(nowMs int64) bool { return m.ExpireMs != 0 && m.ExpireMs <= nowMs }
+// Expired reports whether the key's deadline has passed at nowMs. As in
+// Redis, a key lives through the millisecond of its deadline (PTTL 0) and is
+// gone after it.
+func (m *Meta) Expired(nowMs int64) bool { return m.ExpireMs != 0 && m.ExpireMs < nowMs }
 
 // AppendMeta appends the encoded record.
 func AppendMeta(dst []byte, m *Meta) []byte {

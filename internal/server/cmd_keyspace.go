@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,7 @@ func keyspaceCommands() []cmdEntry {
 		container("object", "generic", "2.2.3", "A container for object introspection commands.", ks,
 			def("object|encoding", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the internal encoding of a Redis object.", cmdObjectEncoding),
 			def("object|freq", 3, readonly, keys{2, 2, 1}, ks, "generic", "4.0.0", "Returns the logarithmic access frequency counter of a Redis object.", cmdObjectFreq),
+			def("object|idletime", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the time since the last access to a Redis object.", cmdObjectIdleTime),
 			def("object|refcount", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the reference count of a value of a key.", cmdObjectRefcount),
 			def("object|help", 2, loading|stale, noKeys, ks, "generic", "6.2.0", "Returns helpful text about the different subcommands.", cmdObjectHelp),
 		),
@@ -105,11 +107,17 @@ func cmdRenameNX(x *ctx) {
 	x.w.Int(boolInt(done))
 }
 
-// parseDB parses a database number argument, replying on error.
+// parseDB parses a database number argument, replying on error. Like
+// Redis's getIntFromObjectOrReply, a number outside the C int range has
+// its own error, distinct from one that names no database.
 func (x *ctx) parseDB(arg []byte) (int, bool) {
 	n, ok := rconv.ParseInt(arg)
 	if !ok {
 		x.notInteger()
+		return 0, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		x.errorReply("ERR value is out of range, value must between -2147483648 and 2147483647")
 		return 0, false
 	}
 	if n < 0 || n >= int64(x.srv.st.Databases()) {
@@ -117,6 +125,12 @@ func (x *ctx) parseDB(arg []byte) (int, bool) {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// parseInt32 parses a C int argument; ok is false when it is not one.
+func parseInt32(arg []byte) (int64, bool) {
+	n, ok := rconv.ParseInt(arg)
+	return n, ok && n >= math.MinInt32 && n <= math.MaxInt32
 }
 
 func cmdCopy(x *ctx) {
@@ -164,34 +178,35 @@ func cmdMove(x *ctx) {
 
 func expireCmd(u expireUnit, name string) handler {
 	return func(x *ctx) {
-		n, ok := rconv.ParseInt(x.arg(2))
-		if !ok {
-			x.notInteger()
-			return
-		}
+		// Redis checks the options before the number: "EXPIRE k abc NX XX"
+		// is an option error, not an integer error.
 		var cond store.ExpireCond
-		var nx, xx, gt, lt bool
 		for _, a := range x.args[3:] {
 			switch strings.ToUpper(string(a)) {
 			case "NX":
-				nx, cond = true, store.ExpireNX
+				cond |= store.ExpireNX
 			case "XX":
-				xx, cond = true, store.ExpireXX
+				cond |= store.ExpireXX
 			case "GT":
-				gt, cond = true, store.ExpireGT
+				cond |= store.ExpireGT
 			case "LT":
-				lt, cond = true, store.ExpireLT
+				cond |= store.ExpireLT
 			default:
 				x.errorReply("ERR Unsupported option " + string(a))
 				return
 			}
 		}
-		if nx && (xx || gt || lt) {
+		if cond&store.ExpireNX != 0 && cond&(store.ExpireXX|store.ExpireGT|store.ExpireLT) != 0 {
 			x.errorReply("ERR NX and XX, GT or LT options at the same time are not compatible")
 			return
 		}
-		if gt && lt {
+		if cond&store.ExpireGT != 0 && cond&store.ExpireLT != 0 {
 			x.errorReply("ERR GT and LT options at the same time are not compatible")
+			return
+		}
+		n, ok := rconv.ParseInt(x.arg(2))
+		if !ok {
+			x.notInteger()
 			return
 		}
 		deadline, ok := toDeadline(n, u, x.tx.NowMs)
@@ -208,27 +223,29 @@ func expireCmd(u expireUnit, name string) handler {
 	}
 }
 
+// ttlCmd is TTL, PTTL, EXPIRETIME and PEXPIRETIME. Second replies round
+// to the nearest second, the absolute ones included, as Redis's
+// ttlGenericCommand does.
 func ttlCmd(ms, absolute bool) handler {
 	return func(x *ctx) {
 		d, err := x.tx.Deadline(x.db(), x.arg(1))
-		switch {
-		case err != nil:
+		if err != nil {
 			x.storeError(err)
 			return
-		case d < 0:
+		}
+		if d < 0 {
 			x.w.Int(d)
 			return
-		case absolute && ms:
-			x.w.Int(d)
-		case absolute:
-			x.w.Int(d / 1000)
-		default:
-			left := max(d-x.tx.NowMs, 0)
-			if !ms {
-				left = (left + 500) / 1000
-			}
-			x.w.Int(left)
 		}
+		if !absolute {
+			d = max(d-x.tx.NowMs, 0)
+		}
+		if !ms {
+			// (d+500)/1000 without overflowing for deadlines near
+			// math.MaxInt64, where Redis still replies the exact value.
+			d = d/1000 + (d%1000+500)/1000
+		}
+		x.w.Int(d)
 	}
 }
 
@@ -257,7 +274,7 @@ func cmdKeys(x *ctx) {
 	}
 }
 
-// typeByName maps SCAN's TYPE argument to a key type.
+// typeByName maps SCAN's TYPE argument to a key type, case-insensitively.
 func typeByName(name string) (encoding.Type, bool) {
 	for t := encoding.TypeString; t <= encoding.TypeStream; t++ {
 		if strings.EqualFold(t.String(), name) {
@@ -299,11 +316,10 @@ func cmdScan(x *ctx) {
 				a.Pattern = nil
 			}
 		case "TYPE":
-			t, known := typeByName(x.argStr(i))
-			if !known {
-				x.errorReply("ERR unknown type name '" + x.argStr(i) + "'")
-				return
-			}
+			// Redis 7 accepts any name here: one it does not know
+			// matches no key (the error is left for Redis 8), so the
+			// zero Type, which no key has, stands for it.
+			t, _ := typeByName(x.argStr(i))
 			a.Type, a.TypeSet = t, true
 		default:
 			x.syntaxError()
@@ -377,12 +393,12 @@ func cmdFlushAll(x *ctx) {
 }
 
 func cmdSwapDB(x *ctx) {
-	a, ok := rconv.ParseInt(x.arg(1))
+	a, ok := parseInt32(x.arg(1))
 	if !ok {
 		x.errorReply("ERR invalid first DB index")
 		return
 	}
-	b, ok := rconv.ParseInt(x.arg(2))
+	b, ok := parseInt32(x.arg(2))
 	if !ok {
 		x.errorReply("ERR invalid second DB index")
 		return
@@ -427,17 +443,34 @@ func cmdObjectFreq(x *ctx) {
 	x.errorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 }
 
+// sharedRefcount is OBJ_SHARED_REFCOUNT, the reference count Redis reports
+// for its preallocated integers 0 to 9999 (OBJ_SHARED_INTEGERS), which every
+// command storing such a number shares while maxmemory is off.
+const sharedRefcount = math.MaxInt32
+
 func cmdObjectRefcount(x *ctx) {
-	_, ok, err := x.tx.Lookup(x.db(), x.arg(2))
+	info, ok, err := x.tx.Lookup(x.db(), x.arg(2))
 	switch {
 	case err != nil:
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
+	case info.Type == encoding.TypeString && isSharedInteger(info.Value):
+		x.w.Int(sharedRefcount)
 	default:
 		// Values are not shared between keys on disk: one reference each.
 		x.w.Int(1)
 	}
+}
+
+// isSharedInteger reports whether Redis would hold v as one of its shared
+// integers: an int-encoded string from 0 to 9999.
+func isSharedInteger(v []byte) bool {
+	if len(v) > 4 {
+		return false
+	}
+	n, ok := rconv.ParseInt(v)
+	return ok && n >= 0 && n < 10000
 }
 
 func cmdObjectHelp(x *ctx) {
@@ -448,6 +481,9 @@ func cmdObjectHelp(x *ctx) {
 		"FREQ <key>",
 		"    Return the access frequency index of the <key>. The returned integer is",
 		"    proportional to the logarithm of the recent access frequency of the key.",
+		"IDLETIME <key>",
+		"    Return the idle time of the <key>, that is the approximated number of",
+		"    seconds elapsed since the last access to the key.",
 		"REFCOUNT <key>",
 		"    Return the number of references of the value associated with the specified",
 		"    <key>.",
@@ -463,4 +499,16 @@ func (x *ctx) helpReply(cmd string, lines ...string) {
 	}
 	x.w.SimpleString("HELP")
 	x.w.SimpleString("    Print this help.")
+}
+
+func cmdObjectIdleTime(x *ctx) {
+	idle, ok, err := x.tx.IdleTime(x.db(), x.arg(2))
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case !ok:
+		x.w.NullBulk()
+	default:
+		x.w.Int(idle)
+	}
 }

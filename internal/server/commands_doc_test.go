@@ -16,7 +16,8 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md from the c
 // from Redis's or is narrower. Everything not listed behaves as Redis 7.
 var commandNotes = map[string]string{
 	"object|freq":     "Replies as Redis does under its default maxmemory-policy (no LFU tracking).",
-	"object|refcount": "Always 1: values on disk are not shared.",
+	"object|refcount": "2147483647 for the integers 0–9999 (shared in Redis), otherwise 1.",
+	"object|idletime": "Approximate: access times live in a fixed in-memory table of 65,536 slots, so keys sharing a slot can report too small an idle time; reset by a restart.",
 	"unlink":          "Same as DEL: deleting any key is already O(1).",
 	"flushdb":         "ASYNC and SYNC are both instant (range tombstones).",
 	"flushall":        "ASYNC and SYNC are both instant (range tombstones).",

@@ -57,7 +57,7 @@ type dueEntry struct {
 }
 
 func (s *Store) dueEntries(limit int) ([]dueEntry, error) {
-	upTo := encoding.ExpireUpTo(nil, s.nowMs())
+	upTo := encoding.ExpireUpTo(nil, s.nowMs()-1)
 	it, err := s.eng.NewIter([]byte{byte(encoding.FamilyExpire)}, upTo)
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (tx *Tx) Deadline(db int, key []byte) (int64, error) {
 // Rename moves src to dst in db, keeping the deadline and replacing dst. With
 // nx it does nothing and reports false when dst exists.
 func (tx *Tx) Rename(db int, src, dst []byte, nx bool) (bool, error) {
-	m, ok, err := tx.meta(db, src)
+	m, ok, err := tx.ownedMeta(db, src)
 	if err != nil {
 		return false, err
 	}
@@ -146,7 +146,7 @@ func (tx *Tx) Copy(srcDB int, src []byte, dstDB int, dst []byte, replace bool) (
 	if srcDB == dstDB && bytes.Equal(src, dst) {
 		return false, ErrSameObject
 	}
-	m, ok, err := tx.meta(srcDB, src)
+	m, ok, err := tx.ownedMeta(srcDB, src)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -163,7 +163,7 @@ func (tx *Tx) Move(db int, key []byte, dstDB int) (bool, error) {
 	if db == dstDB {
 		return false, ErrSameObject
 	}
-	m, ok, err := tx.meta(db, key)
+	m, ok, err := tx.ownedMeta(db, key)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -177,11 +177,22 @@ func (tx *Tx) Move(db int, key []byte, dstDB int) (bool, error) {
 	return err == nil, err
 }
 
-// copyKey writes a copy of the key described by m under (dstDB, dst),
-// replacing whatever dst held. A collection's sub-keys are copied under a
-// new version: O(size), as in Redis.
+// ownedMeta is meta with a Value of its own. The source of a RENAME, COPY
+// or MOVE needs one: reading the destination's record next reuses the
+// buffer that meta's Value aliases, and an expired destination record would
+// overwrite the value about to be copied.
+func (tx *Tx) ownedMeta(db int, key []byte) (encoding.Meta, bool, error) {
+	m, ok, err := tx.meta(db, key)
+	if ok {
+		m.Value = bytes.Clone(m.Value)
+	}
+	return m, ok, err
+}
+
+// copyKey writes a copy of the key described by m (from ownedMeta) under
+// (dstDB, dst), replacing whatever dst held. A collection's sub-keys are
+// copied under a new version: O(size), as in Redis.
 func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []byte) error {
-	m.Value = append([]byte(nil), m.Value...)
 	if !m.Type.IsCollection() {
 		return tx.putMeta(dstDB, dst, &m)
 	}

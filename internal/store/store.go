@@ -92,7 +92,8 @@ type Store struct {
 	// writes counts commits since the last WAL sync (everysec).
 	writes atomic.Int64
 
-	stats Stats
+	stats  Stats
+	access accessClock
 
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -143,6 +144,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		stop:      make(chan struct{}),
 	}
 	s.sync.Store(int32(o.Sync))
+	s.access.startMs = o.Now().UnixMilli()
 	s.stats.LastDurable.Store(o.Now().Unix())
 	s.reapGap.Store(int64(o.ReapInterval))
 	s.versions.eng = eng

@@ -135,6 +135,13 @@ func TestExpiryIsInvisibleThenReaped(t *testing.T) {
 		t.Fatal("key gone before its deadline")
 	}
 	clock.advance(1000 * time.Millisecond)
+	if _, ok := get(t, s, 0, "k"); !ok {
+		t.Fatal("key gone during the millisecond of its deadline (Redis keeps it, PTTL 0)")
+	}
+	if n, err := s.ReapExpired(time.Second); err != nil || n != 0 {
+		t.Fatalf("ReapExpired at the deadline = %d, %v", n, err)
+	}
+	clock.advance(time.Millisecond)
 	if _, ok := get(t, s, 0, "k"); ok {
 		t.Fatal("expired key still readable")
 	}

@@ -250,10 +250,11 @@ func (c *metaCache) set(key, raw []byte, found bool) {
 // meta returns the live metadata of key in logical db; an expired key is
 // absent. Value aliases a buffer reused by the next read.
 func (tx *Tx) meta(db int, key []byte) (encoding.Meta, bool, error) {
-	_, raw, found, err := tx.rawMeta(tx.s.phys(db), key)
+	mk, raw, found, err := tx.rawMeta(tx.s.phys(db), key)
 	if err != nil || !found {
 		return encoding.Meta{}, false, err
 	}
+	tx.s.access.touchMetaKey(mk, tx.NowMs)
 	m, err := encoding.DecodeMeta(raw)
 	if err != nil {
 		return encoding.Meta{}, false, fmt.Errorf("key %q: %w", key, err)
