@@ -12,21 +12,22 @@ const conn = command.CatConnection
 
 func connectionCommands() []cmdEntry {
 	return []cmdEntry{
-		def("ping", -1, fast, noKeys, conn, "connection", "1.0.0", "Returns the server's liveliness response.", cmdPing),
-		def("echo", 2, fast, noKeys, conn, "connection", "1.0.0", "Returns the given string.", cmdEcho),
-		def("quit", -1, noauth|loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Closes the connection.", cmdQuit),
-		def("reset", 1, noauth|loading|stale|fast, noKeys, conn, "connection", "6.2.0", "Resets the connection.", cmdReset),
-		def("hello", -1, noauth|loading|stale|fast, noKeys, conn, "connection", "6.0.0", "Handshakes with the Redis server.", cmdHello),
-		def("auth", -2, noauth|loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Authenticates the connection.", cmdAuth),
+		withTips(def("ping", -1, fast, noKeys, conn, "connection", "1.0.0", "Returns the server's liveliness response.", cmdPing),
+			"request_policy:all_shards", "response_policy:all_succeeded"),
+		def("echo", 2, loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Returns the given string.", cmdEcho),
+		def("quit", -1, noscript|noauth|loading|stale|fast|command.AllowBusy, noKeys, conn, "connection", "1.0.0", "Closes the connection.", cmdQuit),
+		def("reset", 1, noscript|noauth|loading|stale|fast|command.AllowBusy, noKeys, conn, "connection", "6.2.0", "Resets the connection.", cmdReset),
+		def("hello", -1, noscript|noauth|loading|stale|fast|command.AllowBusy, noKeys, conn, "connection", "6.0.0", "Handshakes with the Redis server.", cmdHello),
+		def("auth", -2, noscript|noauth|loading|stale|fast|command.AllowBusy, noKeys, conn, "connection", "1.0.0", "Authenticates the connection.", cmdAuth),
 		def("select", 2, loading|stale|fast, noKeys, conn, "connection", "1.0.0", "Changes the selected database.", cmdSelect),
-		container("client", "connection", "2.4.0", "A container for client connection commands.", conn,
-			def("client|id", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns the unique client ID of the connection.", cmdClientID),
-			def("client|setname", 3, loading|stale, noKeys, conn, "connection", "2.6.9", "Sets the connection name.", cmdClientSetName),
-			def("client|getname", 2, loading|stale, noKeys, conn, "connection", "2.6.9", "Returns the name of the connection.", cmdClientGetName),
-			def("client|list", -2, admin|loading|stale, noKeys, conn, "connection", "2.4.0", "Lists open connections.", cmdClientList),
-			def("client|info", 2, loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about the connection.", cmdClientInfo),
-			def("client|kill", -3, admin|loading|stale, noKeys, conn, "connection", "2.4.0", "Terminates open connections.", cmdClientKill),
-			def("client|setinfo", 4, loading|stale, noKeys, conn, "connection", "7.2.0", "Sets information specific to the client or connection.", cmdClientSetInfo),
+		container("client", "connection", "2.4.0", "A container for client connection commands.", 0,
+			def("client|id", 2, noscript|loading|stale, noKeys, conn, "connection", "5.0.0", "Returns the unique client ID of the connection.", cmdClientID),
+			def("client|setname", 3, noscript|loading|stale, noKeys, conn, "connection", "2.6.9", "Sets the connection name.", cmdClientSetName),
+			def("client|getname", 2, noscript|loading|stale, noKeys, conn, "connection", "2.6.9", "Returns the name of the connection.", cmdClientGetName),
+			withTips(def("client|list", -2, admin|noscript|loading|stale, noKeys, conn, "connection", "2.4.0", "Lists open connections.", cmdClientList), tipOutput),
+			withTips(def("client|info", 2, noscript|loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about the connection.", cmdClientInfo), tipOutput),
+			def("client|kill", -3, admin|noscript|loading|stale, noKeys, conn, "connection", "2.4.0", "Terminates open connections.", cmdClientKill),
+			def("client|setinfo", 4, noscript|loading|stale, noKeys, conn, "connection", "7.2.0", "Sets information specific to the client or connection.", cmdClientSetInfo),
 			def("client|help", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns helpful text about the different subcommands.", cmdClientHelp),
 		),
 	}
@@ -116,10 +117,16 @@ func cmdHello(x *ctx) {
 			user, pass = x.arg(i+1), x.arg(i+2)
 			i += 2
 		case opt == "SETNAME" && more >= 1:
+			// Redis rejects a bad name while parsing, before it
+			// authenticates: a HELLO that fails leaves the client as it was.
 			name, setName = x.arg(i+1), true
+			if !validClientName(name) {
+				x.errorReply(errClientName)
+				return
+			}
 			i++
 		default:
-			x.errorReply("ERR Syntax error in HELLO option '" + x.argStr(i) + "'")
+			x.errorReply("ERR Syntax error in HELLO option '" + cstr(x.argStr(i)) + "'")
 			return
 		}
 	}
@@ -128,12 +135,12 @@ func cmdHello(x *ctx) {
 			return
 		}
 	}
-	if !x.cl.authed.Load() {
+	if x.cl.authRequired() {
 		x.errorReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
-	if setName && !x.setClientName(name) {
-		return
+	if setName {
+		x.cl.setName(name)
 	}
 	x.w.SetProtocol(int(proto))
 	x.cl.resp3.Store(proto == 3)
@@ -170,24 +177,33 @@ func cmdSelect(x *ctx) {
 
 func cmdClientID(x *ctx) { x.w.Int(x.cl.id) }
 
-// setClientName validates and sets the connection name, replying on error.
-func (x *ctx) setClientName(name []byte) bool {
+const errClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+
+// validClientName reports whether name may name a connection (or be a
+// library's name or version): printable ASCII without spaces, as Redis
+// requires so that CLIENT LIST stays parseable.
+func validClientName(name []byte) bool {
 	for _, c := range name {
 		if c < '!' || c > '~' {
-			x.errorReply("ERR Client names cannot contain spaces, newlines or special characters.")
 			return false
 		}
 	}
-	x.cl.mu.Lock()
-	x.cl.name = string(name)
-	x.cl.mu.Unlock()
 	return true
 }
 
+func (c *client) setName(name []byte) {
+	c.mu.Lock()
+	c.name = string(name)
+	c.mu.Unlock()
+}
+
 func cmdClientSetName(x *ctx) {
-	if x.setClientName(x.arg(2)) {
-		x.ok()
+	if !validClientName(x.arg(2)) {
+		x.errorReply(errClientName)
+		return
 	}
+	x.cl.setName(x.arg(2))
+	x.ok()
 }
 
 func cmdClientGetName(x *ctx) {
@@ -205,14 +221,13 @@ func cmdClientSetInfo(x *ctx) {
 	attr := strings.ToLower(x.argStr(2))
 	val := x.argStr(3)
 	if attr != "lib-name" && attr != "lib-ver" {
-		x.errorReply("ERR Unrecognized option '" + x.argStr(2) + "'")
+		x.errorReply("ERR Unrecognized option '" + cstr(x.argStr(2)) + "'")
 		return
 	}
-	for _, c := range []byte(val) {
-		if c < '!' || c > '~' {
-			x.errorReply("ERR " + attr + " cannot contain spaces, newlines or special characters.")
-			return
-		}
+	if !validClientName(x.arg(3)) {
+		// Redis names the attribute as the client wrote it.
+		x.errorReply("ERR " + x.argStr(2) + " cannot contain spaces, newlines or special characters.")
+		return
 	}
 	x.cl.mu.Lock()
 	if attr == "lib-name" {
@@ -228,53 +243,60 @@ func cmdClientInfo(x *ctx) {
 	x.w.Verbatim("txt", x.cl.describe()+"\n")
 }
 
+// cmdClientList takes, as Redis does, either no option, or TYPE with one
+// type, or ID with one or more ids; ids are listed in the order given, a
+// repeated id as often as it is repeated.
 func cmdClientList(x *ctx) {
-	var ids map[int64]bool
-	for i := 2; i < len(x.args); i++ {
-		switch strings.ToUpper(x.argStr(i)) {
-		case "TYPE":
-			if i+1 >= len(x.args) {
-				x.syntaxError()
-				return
-			}
-			i++
-			switch strings.ToLower(x.argStr(i)) {
-			case "normal":
-			case "master", "replica", "slave", "pubsub":
-				// No such clients exist yet: the list is empty.
-				ids = map[int64]bool{}
-			default:
-				x.errorReply("ERR Unknown client type '" + x.argStr(i) + "'")
-				return
-			}
-		case "ID":
-			if i+1 >= len(x.args) {
-				x.syntaxError()
-				return
-			}
-			ids = map[int64]bool{}
-			for i++; i < len(x.args); i++ {
-				id, ok := rconv.ParseInt(x.arg(i))
-				if !ok || id <= 0 {
-					x.errorReply("ERR Invalid client ID")
-					return
-				}
-				ids[id] = true
-			}
-		default:
-			x.syntaxError()
-			return
-		}
-	}
 	var b strings.Builder
-	for _, c := range x.srv.sortedClients() {
-		if ids != nil && !ids[c.id] {
-			continue
-		}
+	line := func(c *client) {
 		b.WriteString(c.describe())
 		b.WriteByte('\n')
 	}
+	switch {
+	case len(x.args) == 2:
+		for _, c := range x.srv.sortedClients() {
+			line(c)
+		}
+	case len(x.args) == 4 && strings.EqualFold(x.argStr(2), "TYPE"):
+		switch typ := strings.ToLower(x.argStr(3)); typ {
+		case "normal", "master", "replica", "slave", "pubsub":
+			for _, c := range x.srv.sortedClients() {
+				if c.hasType(typ) {
+					line(c)
+				}
+			}
+		default:
+			x.errorReply("ERR Unknown client type '" + cstr(x.argStr(3)) + "'")
+			return
+		}
+	case len(x.args) > 3 && strings.EqualFold(x.argStr(2), "ID"):
+		for i := 3; i < len(x.args); i++ {
+			id, ok := rconv.ParseInt(x.arg(i))
+			if !ok {
+				x.errorReply("ERR Invalid client ID")
+				return
+			}
+			if c := x.srv.clientByID(id); c != nil {
+				line(c)
+			}
+		}
+	default:
+		x.syntaxError()
+		return
+	}
 	x.w.Verbatim("txt", b.String())
+}
+
+// hasType reports whether the client is of a CLIENT LIST/KILL TYPE (in
+// lower case). Cairn has no replication and no subscribed clients, so every
+// client is normal; subscribing must make a client "pubsub" instead.
+func (c *client) hasType(typ string) bool { return typ == "normal" }
+
+// clientByID returns the connected client with the id, or nil.
+func (s *Server) clientByID(id int64) *client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clients[id]
 }
 
 func cmdClientKill(x *ctx) {
@@ -282,8 +304,13 @@ func cmdClientKill(x *ctx) {
 		// The old form: CLIENT KILL addr:port.
 		for _, c := range x.srv.clientList() {
 			if c.raddr == x.argStr(2) {
-				c.kill()
 				x.ok()
+				if c == x.cl {
+					// Killing itself, the client still gets its reply.
+					x.cl.quit = true
+				} else {
+					c.kill()
+				}
 				return
 			}
 		}
@@ -291,7 +318,7 @@ func cmdClientKill(x *ctx) {
 		return
 	}
 	var id int64
-	var addr, laddr string
+	var addr, laddr, typ string
 	skipMe := true
 	var maxAge int64
 	for i := 2; i < len(x.args); i += 2 {
@@ -330,13 +357,14 @@ func cmdClientKill(x *ctx) {
 			}
 			maxAge = n
 		case "TYPE":
-			if t := strings.ToLower(val); t != "normal" && t != "master" && t != "replica" && t != "slave" && t != "pubsub" {
-				x.errorReply("ERR Unknown client type '" + val + "'")
+			typ = strings.ToLower(val)
+			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
+				x.errorReply("ERR Unknown client type '" + cstr(val) + "'")
 				return
 			}
 		case "USER":
 			if val != "default" {
-				x.errorReply("ERR No such user '" + val + "'")
+				x.errorReply("ERR No such user '" + cstr(val) + "'")
 				return
 			}
 		default:
@@ -346,7 +374,7 @@ func cmdClientKill(x *ctx) {
 	}
 	var killed int64
 	for _, c := range x.srv.clientList() {
-		if (id != 0 && c.id != id) || (addr != "" && c.raddr != addr) || (laddr != "" && c.laddr != laddr) {
+		if (id != 0 && c.id != id) || (addr != "" && c.raddr != addr) || (laddr != "" && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) {
 			continue
 		}
 		if skipMe && c == x.cl {

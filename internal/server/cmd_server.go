@@ -15,25 +15,52 @@ import (
 
 func serverCommands() []cmdEntry {
 	return []cmdEntry{
-		def("info", -1, loading|stale, noKeys, command.CatDangerous, "server", "1.0.0", "Returns information and statistics about the server.", cmdInfo),
-		def("time", 1, loading|stale|fast, noKeys, 0, "server", "2.6.0", "Returns the server time.", cmdTime),
-		def("lastsave", 1, loading|stale|fast, noKeys, command.CatAdmin|command.CatDangerous, "server", "1.0.0", "Returns the Unix timestamp of the last successful save to disk.", cmdLastSave),
+		withTips(def("info", -1, loading|stale, noKeys, command.CatDangerous, "server", "1.0.0", "Returns information and statistics about the server.", cmdInfo),
+			tipOutput, "request_policy:all_shards", "response_policy:special"),
+		withTips(def("time", 1, loading|stale|fast, noKeys, 0, "server", "2.6.0", "Returns the server time.", cmdTime), tipOutput),
+		withTips(def("lastsave", 1, loading|stale|fast, noKeys, command.CatAdmin|command.CatDangerous, "server", "1.0.0", "Returns the Unix timestamp of the last successful save to disk.", cmdLastSave), tipOutput),
 		def("shutdown", -1, admin|noscript|loading|stale|command.NoMulti|command.AllowBusy, noKeys, 0, "server", "1.0.0", "Synchronously saves the database(s) to disk and shuts down the Redis server.", cmdShutdown),
 		container("config", "server", "2.0.0", "A container for server configuration commands.", 0,
 			def("config|get", -3, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Returns the effective values of configuration parameters.", cmdConfigGet),
-			def("config|set", -4, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Sets configuration parameters in-flight.", cmdConfigSet),
+			withTips(def("config|set", -4, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Sets configuration parameters in-flight.", cmdConfigSet),
+				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			def("config|resetstat", 2, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Resets the server's statistics.", cmdConfigResetStat),
 			def("config|help", 2, loading|stale, noKeys, 0, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdConfigHelp),
 		),
-		container("command", "server", "2.8.13", "Returns detailed information about all commands.", conn,
-			def("command|count", 2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns a count of commands.", cmdCommandCount),
-			def("command|info", -2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns information about one, multiple or all commands.", cmdCommandInfo),
-			def("command|docs", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns documentary information about one, multiple or all commands.", cmdCommandDocs),
-			def("command|list", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns a list of command names.", cmdCommandList),
-			def("command|getkeys", -3, loading|stale, noKeys, conn, "server", "2.8.13", "Extracts the key names from an arbitrary command.", cmdCommandGetKeys),
-			def("command|help", 2, loading|stale, noKeys, conn, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdCommandHelp),
-		),
+		commandContainer(),
 	}
+}
+
+// commandContainer is COMMAND: unlike the other containers it also runs
+// alone, listing every command as COMMAND INFO does.
+func commandContainer() cmdEntry {
+	e := container("command", "server", "2.8.13", "Returns detailed information about all commands.", conn,
+		def("command|count", 2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns a count of commands.", cmdCommandCount),
+		withTips(def("command|info", -2, loading|stale, noKeys, conn, "server", "2.8.13", "Returns information about one, multiple or all commands.", cmdCommandInfo), tipOutputOrder),
+		withTips(def("command|docs", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns documentary information about one, multiple or all commands.", cmdCommandDocs), tipOutputOrder),
+		withTips(def("command|list", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns a list of command names.", cmdCommandList), tipOutputOrder),
+		def("command|getkeys", -4, loading|stale, noKeys, conn, "server", "2.8.13", "Extracts the key names from an arbitrary command.", cmdCommandGetKeys),
+		def("command|help", 2, loading|stale, noKeys, conn, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdCommandHelp),
+	)
+	e.spec.Arity = -1
+	e.spec.Flags = loading | stale
+	e.spec.Tips = []string{tipOutputOrder}
+	e.run = cmdCommandInfo
+	return e
+}
+
+// The command tips Redis gives (COMMAND INFO's eighth field) that more than
+// one command table uses.
+const (
+	tipOutput      = "nondeterministic_output"
+	tipOutputOrder = "nondeterministic_output_order"
+)
+
+// withTips gives a command Redis's tips for it, such as
+// "request_policy:all_shards".
+func withTips(e cmdEntry, tips ...string) cmdEntry {
+	e.spec.Tips = tips
+	return e
 }
 
 func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
@@ -90,7 +117,7 @@ func cmdConfigGet(x *ctx) {
 
 func cmdConfigSet(x *ctx) {
 	if len(x.args)%2 != 0 {
-		x.errorReply("ERR wrong number of arguments for 'config|set' command")
+		x.syntaxError()
 		return
 	}
 	pairs := make([][2]string, 0, (len(x.args)-2)/2)
@@ -124,6 +151,7 @@ func (s *Server) resetStats() {
 	s.stats.connections.Store(0)
 	s.stats.commands.Store(0)
 	s.stats.rejected.Store(0)
+	s.stats.errors.reset()
 	st := s.st.Stats()
 	st.ExpiredKeys.Store(0)
 	st.ExpiredStale.Store(0)
@@ -139,37 +167,26 @@ func (s *Server) resetStats() {
 
 func cmdCommandCount(x *ctx) { x.w.Int(int64(x.srv.table.Len())) }
 
-// commandSpecs resolves COMMAND INFO/DOCS arguments (all commands when none);
-// unknown names yield nil entries.
+// commandSpecs resolves COMMAND INFO/DOCS arguments, full names such as
+// "get" or "config|get" (all commands when there are none, and for COMMAND
+// alone); unknown names yield nil entries.
 func (x *ctx) commandSpecs() []*command.Spec {
-	if len(x.args) == 2 {
+	if len(x.args) <= 2 {
 		return x.srv.table.All()
 	}
 	out := make([]*command.Spec, 0, len(x.args)-2)
 	for _, a := range x.args[2:] {
-		name := a
-		if i := strings.IndexByte(string(a), '|'); i > 0 {
-			parent := x.srv.table.Lookup(a[:i])
-			if parent == nil {
-				out = append(out, nil)
-				continue
-			}
-			out = append(out, x.srv.table.LookupSub(parent, a[i+1:]))
-			continue
-		}
-		out = append(out, x.srv.table.Lookup(name))
+		out = append(out, x.srv.table.LookupFull(a))
 	}
 	return out
 }
 
+// cmdCommandInfo answers COMMAND INFO, and COMMAND alone. An unknown name
+// is a null entry, which WriteInfo writes for a nil spec.
 func cmdCommandInfo(x *ctx) {
 	specs := x.commandSpecs()
 	x.w.Array(len(specs))
 	for _, s := range specs {
-		if s == nil {
-			x.w.NullArray()
-			continue
-		}
 		command.WriteInfo(x.w, s)
 	}
 }
@@ -244,40 +261,56 @@ func cmdCommandHelp(x *ctx) {
 	)
 }
 
-// infoSections are INFO's sections in Redis's order; "default" and "all"
-// name all of them here.
-var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "commandstats", "keyspace"}
+// infoSections are INFO's sections in Redis's order, with the title of
+// their "# Title" line and whether INFO without arguments (or "default")
+// shows them; "all" and "everything" show every one. The order is the
+// reply's whatever order the sections were asked in.
+var infoSections = []struct {
+	name, title string
+	inDefault   bool
+}{
+	{"server", "Server", true},
+	{"clients", "Clients", true},
+	{"memory", "Memory", true},
+	{"persistence", "Persistence", true},
+	{"stats", "Stats", true},
+	{"replication", "Replication", true},
+	{"cpu", "CPU", true},
+	{"modules", "Modules", true},
+	{"commandstats", "Commandstats", false},
+	{"errorstats", "Errorstats", true},
+	{"cluster", "Cluster", true},
+	{"keyspace", "Keyspace", true},
+}
 
 func cmdInfo(x *ctx) {
-	want := map[string]bool{}
+	want := make([]bool, len(infoSections))
+	all, dflt := false, len(x.args) == 1
 	for _, a := range x.args[1:] {
-		sec := strings.ToLower(string(a))
-		switch sec {
-		case "default", "all", "everything":
-			for _, s := range infoSections {
-				if s != "commandstats" || sec != "default" {
-					want[s] = true
+		switch sec := strings.ToLower(string(a)); sec {
+		case "default":
+			dflt = true
+		case "all", "everything":
+			all = true
+		default:
+			// An unknown section adds nothing, as in Redis.
+			for i := range infoSections {
+				if infoSections[i].name == sec {
+					want[i] = true
 				}
 			}
-		default:
-			want[sec] = true
-		}
-	}
-	if len(x.args) == 1 {
-		for _, s := range infoSections {
-			want[s] = s != "commandstats"
 		}
 	}
 	var b strings.Builder
-	for _, sec := range infoSections {
-		if !want[sec] {
+	for i, sec := range infoSections {
+		if !want[i] && !all && !(dflt && sec.inDefault) {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString("\r\n")
 		}
-		b.WriteString("# " + strings.ToUpper(sec[:1]) + sec[1:] + "\r\n")
-		for _, kv := range x.srv.infoSection(sec) {
+		b.WriteString("# " + sec.title + "\r\n")
+		for _, kv := range x.srv.infoSection(sec.name) {
 			b.WriteString(kv[0])
 			b.WriteByte(':')
 			b.WriteString(kv[1])
@@ -359,6 +392,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"expired_stale_index_entries", itoa(st.ExpiredStale.Load())},
 			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
 			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
+			{"total_error_replies", itoa(s.stats.errors.total.Load())},
 		}
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
@@ -368,6 +402,23 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"used_cpu_sys", fmt.Sprintf("%.6f", sys)},
 			{"used_cpu_user", fmt.Sprintf("%.6f", u)},
 		}
+	case "modules":
+		return nil
+	case "cluster":
+		return [][2]string{{"cluster_enabled", "0"}}
+	case "errorstats":
+		s.stats.errors.mu.Lock()
+		codes := make([]string, 0, len(s.stats.errors.byCode))
+		for code := range s.stats.errors.byCode {
+			codes = append(codes, code)
+		}
+		slices.Sort(codes)
+		out := make([][2]string, 0, len(codes))
+		for _, code := range codes {
+			out = append(out, [2]string{"errorstat_" + code, "count=" + itoa(s.stats.errors.byCode[code])})
+		}
+		s.stats.errors.mu.Unlock()
+		return out
 	case "commandstats":
 		var out [][2]string
 		names := make([]string, 0, len(s.handlers))

@@ -26,7 +26,7 @@ type client struct {
 	raddr   string
 
 	db        atomic.Int64
-	lastCmdAt atomic.Int64 // unix ms of the last command
+	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
 	authed    atomic.Bool
 	resp3     atomic.Bool
 
@@ -35,6 +35,13 @@ type client struct {
 	libName string
 	libVer  string
 	lastCmd string
+	// blocked is set while a blocking command waits; guarded by mu so
+	// that a timeout change never arms a deadline on a waiting client.
+	blocked bool
+
+	// idleDeadline records that Read armed a deadline for the timeout
+	// setting, to be removed when the setting goes back to 0.
+	idleDeadline bool
 
 	// quit asks the loop to flush and close after the current command.
 	quit   bool
@@ -66,6 +73,52 @@ func newClient(s *Server, nc net.Conn) *client {
 	return c
 }
 
+// authRequired reports whether the client must authenticate before running
+// commands: it has not, and the default user has a password. A client
+// connected while there was none stays authenticated when one is set, and
+// clearing the password lets everyone in, as in Redis.
+func (c *client) authRequired() bool {
+	return !c.authed.Load() && c.srv.cfg.RequirePass() != ""
+}
+
+// setLastCmd records the command CLIENT LIST shows as cmd; "" shows NULL.
+func (c *client) setLastCmd(name string) {
+	c.mu.Lock()
+	c.lastCmd = name
+	c.mu.Unlock()
+}
+
+// rearmIdleTimeout applies a changed timeout setting to a client that may
+// be waiting in Read under the old one: the idle time already spent counts,
+// as Redis counts it from the last interaction, and 0 removes the limit.
+func (c *client) rearmIdleTimeout(t time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.blocked:
+		// A blocked client is not idle; Read arms its deadline again
+		// when the wait is over.
+	case t <= 0:
+		_ = c.nc.SetReadDeadline(time.Time{})
+	default:
+		_ = c.nc.SetReadDeadline(time.UnixMilli(c.lastCmdAt.Load()).Add(t))
+	}
+}
+
+// setBlocked marks the client as waiting in a blocking command, or done
+// waiting. As in Redis, the idle timeout does not apply while it waits:
+// its deadline is removed, which also keeps the hang-up probe, which reads
+// the socket, from taking an expired deadline for a hang-up.
+func (c *client) setBlocked(blocked bool) {
+	c.mu.Lock()
+	c.blocked = blocked
+	if blocked {
+		_ = c.nc.SetReadDeadline(time.Time{})
+		c.idleDeadline = false
+	}
+	c.mu.Unlock()
+}
+
 // kill closes the connection from another goroutine (CLIENT KILL,
 // shutdown); the client's own loop notices and cleans up.
 func (c *client) kill() {
@@ -84,12 +137,12 @@ func (c *client) serve() {
 	}()
 	for {
 		c.r.MaxBulkLen = c.srv.cfg.ProtoMaxBulkLen()
-		c.r.Unauthenticated = !c.authed.Load()
+		c.r.Unauthenticated = c.authRequired()
 		args, err := c.r.ReadCommand()
 		if err != nil {
 			var pe *resp.ProtocolError
 			if errors.As(err, &pe) {
-				c.w.Error("ERR " + pe.Error())
+				c.srv.replyError(c.w, "ERR "+pe.Error())
 				_ = c.w.Flush()
 				c.srv.log.Debug("protocol error; connection closed", "client", c.id, "addr", c.raddr, "err", pe.Error())
 			} else if !errors.Is(err, io.EOF) && !c.killed.Load() {
@@ -119,8 +172,32 @@ func (f flushingReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if t := c.srv.cfg.Timeout(); t > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(t))
+	// A CONFIG SET timeout between reading the setting and arming the
+	// deadline would leave the old one armed; the second look catches it.
+	for t := c.srv.cfg.Timeout(); ; {
+		switch {
+		case t > 0:
+			_ = c.nc.SetReadDeadline(time.Now().Add(t))
+			c.idleDeadline = true
+		case c.idleDeadline:
+			_ = c.nc.SetReadDeadline(time.Time{})
+			c.idleDeadline = false
+		}
+		now := c.srv.cfg.Timeout()
+		if now == t {
+			break
+		}
+		t = now
 	}
-	return c.nc.Read(p)
+	n, err := c.nc.Read(p)
+	if n > 0 {
+		// Any input is an interaction: a client sending a long request
+		// slowly, or failing to authenticate, is not idle.
+		c.lastCmdAt.Store(time.Now().UnixMilli())
+		// The limits for unauthenticated clients apply as the input
+		// arrives: the password may have been cleared while this client
+		// waited.
+		c.r.Unauthenticated = c.authRequired()
+	}
+	return n, err
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,11 @@ type ctx struct {
 func (x *ctx) db() int { return int(x.cl.db.Load()) }
 
 func (s *Server) register(e *cmdEntry) {
+	if e.run == nil && e.spec.CheckArity(1) {
+		// dispatch runs a container called without a subcommand when its
+		// arity allows that (COMMAND); it must have a handler for it.
+		panic("server: command " + e.spec.Name + " accepts no arguments but has no handler")
+	}
 	if len(e.subs) > 0 {
 		e.spec.Subcommands = make([]*command.Spec, len(e.subs))
 		for i := range e.subs {
@@ -64,36 +70,38 @@ func (s *Server) register(e *cmdEntry) {
 // dispatch runs one command: lookup, arity, authentication, locking, the
 // handler, and the commit, in that order, the same for every command.
 func (s *Server) dispatch(c *client, args [][]byte) {
-	s.stats.commands.Add(1)
 	w := c.w
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
-		w.Error(unknownCommand(args))
+		c.setLastCmd("")
+		s.replyError(w, unknownCommand(args))
 		return
 	}
-	e := s.handlers[spec]
-	if len(spec.Subcommands) > 0 {
-		if len(args) < 2 {
-			e.stats.rejected.Add(1)
-			w.Error("ERR wrong number of arguments for '" + spec.Name + "' command")
-			return
-		}
+	// A container with a second argument is that subcommand; alone, it is
+	// checked (and, for COMMAND, run) as itself, as Redis looks commands up.
+	if len(spec.Subcommands) > 0 && len(args) > 1 {
 		sub := s.table.LookupSub(spec, args[1])
 		if sub == nil {
-			e.stats.rejected.Add(1)
-			w.Error("ERR unknown subcommand '" + truncate(string(args[1]), 128) + "'. Try " + strings.ToUpper(spec.Name) + " HELP.")
+			// Redis knows no command here, so no command's statistics
+			// count the rejection and CLIENT LIST shows cmd=NULL.
+			c.setLastCmd("")
+			s.replyError(w, "ERR unknown subcommand '"+truncate(cstr(string(args[1])), 128)+"'. Try "+strings.ToUpper(spec.Name)+" HELP.")
 			return
 		}
-		spec, e = sub, s.handlers[sub]
+		spec = sub
 	}
+	e := s.handlers[spec]
+	// Redis records the command as the client's last before checking it,
+	// so CLIENT LIST shows a rejected command and the command running.
+	c.setLastCmd(spec.Name)
 	if !spec.CheckArity(len(args)) {
 		e.stats.rejected.Add(1)
-		w.Error("ERR wrong number of arguments for '" + spec.Name + "' command")
+		s.replyError(w, "ERR wrong number of arguments for '"+spec.Name+"' command")
 		return
 	}
-	if !c.authed.Load() && spec.Flags&command.NoAuth == 0 {
+	if spec.Flags&command.NoAuth == 0 && c.authRequired() {
 		e.stats.rejected.Add(1)
-		w.Error("NOAUTH Authentication required.")
+		s.replyError(w, "NOAUTH Authentication required.")
 		return
 	}
 	c.lastCmdAt.Store(time.Now().UnixMilli())
@@ -107,9 +115,9 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	if failed {
 		e.stats.failed.Add(1)
 	}
-	c.mu.Lock()
-	c.lastCmd = spec.Name
-	c.mu.Unlock()
+	// Counted after the command, as Redis counts it: only commands that
+	// ran, and CONFIG RESETSTAT counts itself.
+	s.stats.commands.Add(1)
 }
 
 // execute runs a command once: it opens the store transaction the spec
@@ -174,6 +182,8 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	}
 	s.blocked.add(wt)
 	defer s.blocked.remove(wt)
+	c.setBlocked(true)
+	defer c.setBlocked(false)
 	// Replies to commands pipelined before this one go out before it waits.
 	if err := c.w.Flush(); err != nil {
 		return false
@@ -195,17 +205,19 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 
 // unknownCommand is Redis's reply text for a command it does not know: the
 // quoted arguments are cut off once 128 bytes of them have been written.
+// Each name is cut at a NUL byte, where Redis's %s formatting stops.
 func unknownCommand(args [][]byte) string {
 	var quoted strings.Builder
 	for _, a := range args[1:] {
-		if quoted.Len() >= 128 {
+		room := 128 - quoted.Len()
+		if room <= 0 {
 			break
 		}
 		quoted.WriteByte('\'')
-		quoted.WriteString(truncate(string(a), 128-quoted.Len()))
+		quoted.WriteString(truncate(cstr(string(a)), room))
 		quoted.WriteString("' ")
 	}
-	return "ERR unknown command '" + truncate(string(args[0]), 128) + "', with args beginning with: " + quoted.String()
+	return "ERR unknown command '" + truncate(cstr(string(args[0])), 128) + "', with args beginning with: " + quoted.String()
 }
 
 func truncate(s string, n int) string {
@@ -215,10 +227,66 @@ func truncate(s string, n int) string {
 	return s
 }
 
+// cstr is s as far as its first NUL byte. Redis formats arguments into
+// error texts with %s, which stops there; errors quoting an argument use
+// it to read the same.
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// errorStats are INFO's total_error_replies and errorstats section: error
+// replies counted by their code, the first word of the text.
+type errorStats struct {
+	total  atomic.Int64
+	mu     sync.Mutex
+	byCode map[string]int64
+}
+
+// maxErrorCodes bounds the distinct codes tracked, as Redis's
+// ERROR_STATS_NUMBER does, so arbitrary script errors cannot grow it.
+const maxErrorCodes = 128
+
+func (e *errorStats) count(msg string) {
+	e.total.Add(1)
+	// Redis looks for the space ending the code within the first 32 bytes
+	// of the reply, its leading '-' included, and says ERR otherwise.
+	code := "ERR"
+	if i := strings.IndexByte(msg[:min(len(msg), 31)], ' '); i >= 0 {
+		code = msg[:i]
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byCode == nil {
+		e.byCode = map[string]int64{}
+	}
+	if _, ok := e.byCode[code]; ok {
+		e.byCode[code]++
+	} else if len(e.byCode) < maxErrorCodes {
+		// Cloned, so the key does not keep the whole message alive.
+		e.byCode[strings.Clone(code)] = 1
+	}
+}
+
+func (e *errorStats) reset() {
+	e.total.Store(0)
+	e.mu.Lock()
+	e.byCode = nil
+	e.mu.Unlock()
+}
+
+// replyError writes an error reply and counts it.
+func (s *Server) replyError(w *resp.Writer, msg string) {
+	s.stats.errors.count(msg)
+	w.Error(msg)
+}
+
 // errorReply writes a Redis error reply.
 func (x *ctx) errorReply(msg string) {
 	x.failed = true
-	x.w.Error(msg)
+	x.srv.replyError(x.w, msg)
 }
 
 // storeError replies to an error from the store: a user error goes out as

@@ -66,6 +66,7 @@ type serverStats struct {
 	rejected    atomic.Int64
 	netIn       atomic.Int64
 	netOut      atomic.Int64
+	errors      errorStats
 }
 
 // Options configures New.
@@ -98,6 +99,13 @@ func New(o Options) *Server {
 			s.register(&group[i])
 		}
 	}
+	// A new idle timeout applies to clients already waiting for input too.
+	s.cfg.OnChange("timeout", func(string) {
+		t := s.cfg.Timeout()
+		for _, c := range s.clientList() {
+			c.rearmIdleTimeout(t)
+		}
+	})
 	return s
 }
 
