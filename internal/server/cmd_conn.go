@@ -162,16 +162,11 @@ func cmdHello(x *ctx) {
 }
 
 func cmdSelect(x *ctx) {
-	n, ok := rconv.ParseInt(x.arg(1))
+	n, ok := x.parseDB(x.arg(1))
 	if !ok {
-		x.notInteger()
 		return
 	}
-	if n < 0 || n >= int64(x.srv.st.Databases()) {
-		x.errorReply("ERR DB index is out of range")
-		return
-	}
-	x.cl.db.Store(n)
+	x.cl.db.Store(int64(n))
 	x.ok()
 }
 

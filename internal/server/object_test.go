@@ -25,3 +25,19 @@ func TestObjectIdleTimeCountsFromLastAccess(t *testing.T) {
 		}
 	})
 }
+
+func TestSelectRejectsNumbersOutsideCInt(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	for arg, want := range map[string]string{
+		"4294967296": "ERR value is out of range, value must between -2147483648 and 2147483647",
+		"16":         "ERR DB index is out of range",
+		"-1":         "ERR DB index is out of range",
+		"x":          "ERR value is not an integer or out of range",
+	} {
+		if err := c.Do(ctx, "SELECT", arg).Err(); err == nil || err.Error() != want {
+			t.Errorf("SELECT %s: %v, want %q", arg, err, want)
+		}
+	}
+}
