@@ -1,0 +1,310 @@
+package main
+
+import (
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairndb/cairn/bench/internal/loadgen"
+	"github.com/cairndb/cairn/bench/internal/procs"
+	"github.com/cairndb/cairn/bench/internal/rbench"
+)
+
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		args      []string
+		mode      string
+		scenarios []string
+		pprof     bool
+		wantErr   string
+	}{
+		{args: nil, mode: "default", scenarios: scenarioNames},
+		{args: []string{"--quick"}, mode: "quick", scenarios: scenarioNames},
+		{args: []string{"strings", "--pprof", "restart"}, mode: "default", scenarios: []string{"strings", "restart"}, pprof: true},
+		{args: []string{"--smoke", "bigger-than-memory"}, mode: "smoke", scenarios: []string{"bigger-than-memory"}},
+		{args: []string{"zset-churn"}, wantErr: `unknown scenario "zset-churn"`},
+		{args: []string{"--quick", "--smoke"}, wantErr: "exclude each other"},
+		{args: []string{"--rounds", "-1"}, wantErr: "negative"},
+	}
+	for _, tc := range tests {
+		o, err := parseArgs(tc.args, io.Discard)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("parseArgs(%q) err = %v, want %q", tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("parseArgs(%q): %v", tc.args, err)
+			continue
+		}
+		if o.mode != tc.mode || !slices.Equal(o.scenarios, tc.scenarios) || o.pprof != tc.pprof {
+			t.Errorf("parseArgs(%q) = mode %s scenarios %v pprof %v; want %s %v %v", tc.args, o.mode, o.scenarios, o.pprof, tc.mode, tc.scenarios, tc.pprof)
+		}
+	}
+}
+
+func TestSettingsFor(t *testing.T) {
+	s, err := settingsFor(options{mode: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// N × 1 KiB is at least 4× the 64 MiB cache.
+	if s.BTMCacheSize != 64<<20 || s.BTMKeys != 4*64<<10 || int64(s.BTMKeys)*int64(s.BTMValueSize) < 4*s.BTMCacheSize {
+		t.Errorf("default bigger-than-memory: cache %d keys %d", s.BTMCacheSize, s.BTMKeys)
+	}
+	if s.Rounds < 3 {
+		t.Errorf("default rounds = %d, want ≥ 3", s.Rounds)
+	}
+	big, err := settingsFor(options{mode: "default", big: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gb := float64(big.BTMKeys) * float64(big.BTMValueSize) / 1e9; gb < 45 || gb > 55 || big.RestartKeys != 10_000_000 {
+		t.Errorf("--big: %.1f GB of values, %d restart keys; want ~50 GB and 10M", gb, big.RestartKeys)
+	}
+	o, err := settingsFor(options{mode: "quick", btmCache: "1mb", btmKeys: 7, restartKeys: 9, rounds: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.BTMCacheSize != 1<<20 || o.BTMKeys != 7 || o.RestartKeys != 9 || o.Rounds != 5 || o.RestartRounds != 5 {
+		t.Errorf("overrides not applied: %+v", o)
+	}
+	if _, err := settingsFor(options{mode: "default", btmCache: "lots"}); err == nil {
+		t.Error("a bad --btm-cache was accepted")
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"64mb", 64 << 20, true},
+		{"1GB", 1 << 30, true},
+		{"16m", 16_000_000, true},
+		{"1k", 1000, true},
+		{"1kb", 1024, true},
+		{"4096", 4096, true},
+		{"", 0, false},
+		{"mb", 0, false},
+		{"-1mb", 0, false},
+		{"99999999999999gb", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := parseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func res(rps, p50, p99 float64) rbench.Result {
+	return rbench.Result{Test: "SET", RPS: rps, P50Ms: p50, P99Ms: p99}
+}
+
+func TestRowSummary(t *testing.T) {
+	row := &matrixRow{
+		Workload: "SET", Pipeline: 1, Requests: 1000,
+		Redis: []rbench.Result{res(100, 1, 2), res(90, 1.2, 3), res(110, 0.9, 2.5)},
+		Cairn: []rbench.Result{res(80, 2, 4), failedResult("SET"), res(99, 1.5, 3)},
+	}
+	s := row.summary()
+	if s.Redis.Median != 100 || s.Redis.Min != 90 || s.Redis.Max != 110 || s.Redis.N != 3 {
+		t.Errorf("Redis summary = %+v", s.Redis)
+	}
+	if s.Cairn.Median != 89.5 || s.Cairn.N != 2 {
+		t.Errorf("Cairn summary = %+v, want median of the two good runs", s.Cairn)
+	}
+	if math.Abs(s.Ratio-0.895) > 1e-9 {
+		t.Errorf("ratio = %v, want 0.895", s.Ratio)
+	}
+	// Paired: round 1 0.8, round 3 0.9; round 2 has no Cairn value.
+	if s.Paired.N != 2 || math.Abs(s.Paired.Min-0.8) > 1e-9 || math.Abs(s.Paired.Max-0.9) > 1e-9 {
+		t.Errorf("paired = %+v, want 0.8–0.9 over 2", s.Paired)
+	}
+	if s.RedisP99.Median != 2.5 || s.CairnP50.Median != 1.75 {
+		t.Errorf("latency medians = %v, %v", s.RedisP99.Median, s.CairnP50.Median)
+	}
+}
+
+func sampleResults() *results {
+	set, _ := settingsFor(options{mode: "default"})
+	return &results{
+		Mode:     "default",
+		Started:  time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		Elapsed:  9 * time.Minute,
+		Settings: set,
+		Versions: versions{Cairn: "Cairn v=0.1.0", Redis: "Redis server v=7.0.15", Benchmark: "redis-benchmark 7.0.15", Go: "go1.26", Commit: "abc"},
+		Matrix: []*matrixResult{
+			{
+				Scenario: "strings", Title: scenarioTitles["strings"], CairnCmd: "cairn --port <port>", RedisCmd: "redis-server --port <port>",
+				Rows: []*matrixRow{
+					{Workload: "SET", Pipeline: 1, Requests: 50000,
+						Redis: []rbench.Result{res(100000, 0.3, 0.5), res(100000, 0.3, 0.5), res(100000, 0.3, 0.5)},
+						Cairn: []rbench.Result{res(85000, 0.4, 0.9), res(85000, 0.4, 0.9), res(85000, 0.4, 0.9)}},
+					{Workload: "GET", Pipeline: 16, Requests: 200000,
+						Redis: []rbench.Result{res(400000, 1, 2), res(400000, 1, 2), res(400000, 1, 2)},
+						Cairn: []rbench.Result{res(200000, 2, 4), res(200000, 2, 4), res(200000, 2, 4)}},
+				},
+			},
+			{
+				Scenario: "collections", Title: scenarioTitles["collections"],
+				Skipped: []skip{{"LPUSH", "Cairn: ERR unknown command 'LPUSH'"}},
+			},
+		},
+		BTM: &btmResult{
+			Keys: 1000, ValueSize: 1024, CacheSize: 256 << 10, Conns: 50, GetRatio: 0.9, Duration: time.Second,
+			Load: loadgen.LoadResult{Keys: 1000, Bytes: 1000 << 10, Elapsed: time.Second},
+			Mix: loadgen.MixResult{Elapsed: time.Second, Gets: 900, Sets: 100,
+				Get: loadgen.Latency{Count: 900, P50: 100 * time.Microsecond, P99: 1500 * time.Microsecond, P999: 3 * time.Millisecond}},
+			PeakRSS: 50 << 20, Disk: procs.DirUsage{Apparent: 2 << 20, Allocated: 3 << 20, ByExt: map[string]int64{".sst": 1 << 20}},
+			RedisKeys: 500, RedisUsed: 600 << 10, RedisAtN: 1200 << 10, RedisExtra: true,
+		},
+		Restart: &restartResult{Keys: 100, ValueSize: 128,
+			CairnReady: []time.Duration{30 * time.Millisecond, 20 * time.Millisecond, 25 * time.Millisecond},
+			RedisReady: []time.Duration{10 * time.Millisecond, 12 * time.Millisecond, 11 * time.Millisecond}},
+		Errors: []string{"durable: SET -P 1 round 2, cairn: boom\nsecond line"},
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	md := sampleResults().markdown("## History\n\n- 2026-11-20: before.\n")
+	for _, want := range []string{
+		"# Cairn benchmark results",
+		"## Machine",
+		"| SET | 50,000 | 100,000 (100,000–100,000) | 85,000 (85,000–85,000) | **0.85×** (0.85–0.85) | 0.300 / 0.500 | 0.400 / 0.900 |",
+		"### -P 16",
+		"| unpipelined SET | ≥ 0.8× Redis | 0.85× | met |",
+		"| pipelined GET (-P 16) | ≥ 0.6× Redis | 0.50× | **not met** |",
+		"| unpipelined GET | ≥ 0.8× Redis | – | not measured |",
+		"| bigger than memory, GET p99 with N ≥ 4× cache | < 2 ms | 1.500 ms | met |",
+		"- LPUSH — Cairn: ERR unknown command 'LPUSH'",
+		"**extrapolated** to 1.2 MiB at N",
+		"| time to first PONG, ms | 25.0 (20.0–30.0) | 11.0 (10.0–12.0) |",
+		"1,000,000-member scenarios",
+		"Not run this time: durable.",
+		"- durable: SET -P 1 round 2, cairn: boom second line",
+		"## History\n\n- 2026-11-20: before.\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if strings.Index(md, "## History") < strings.Index(md, "## Errors") {
+		t.Error("History is not kept at the end")
+	}
+}
+
+func TestPreservedHistory(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"# R\n\n## Restart\n\nx\n## History\n\n- a\n", "## History\n\n- a\n"},
+		{"## History\n- b\n", "## History\n- b\n"},
+		{"# R\n\nno history\n", ""},
+		{"# R\n\ntext ## History inline\n", ""},
+	}
+	for _, tc := range tests {
+		if got := preservedHistory([]byte(tc.in)); got != tc.want {
+			t.Errorf("preservedHistory(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestChart(t *testing.T) {
+	c := sampleResults().chart()
+	var titles []string
+	bars := 0
+	for _, s := range c.Sections {
+		titles = append(titles, s.Title)
+		bars += len(s.Bars)
+	}
+	// strings -P 1 (SET), strings -P 16 (GET); collections has no rows; the
+	// bigger-than-memory bar needs a Redis mix, which the sample lacks.
+	want := []string{"strings (everysec), -P 1", "strings (everysec), -P 16"}
+	if !slices.Equal(titles, want) || bars != 2 {
+		t.Errorf("sections %q with %d bars; want %q with 2", titles, bars, want)
+	}
+	if v := c.Sections[1].Bars[0].Value; v != 0.5 {
+		t.Errorf("GET -P 16 bar = %v, want 0.5", v)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{fmtOps(1234567.4), "1,234,567"},
+		{fmtOps(999), "999"},
+		{fmtOps(math.NaN()), "–"},
+		{fmtBytes(512), "512 B"},
+		{fmtBytes(3 << 20), "3.0 MiB"},
+		{fmtBytes(5 << 30), "5.0 GiB"},
+		{fmtMs(0.1234), "0.123"},
+		{fmtMs(12.34), "12.3"},
+		{fmtRatio(0.8), "0.80×"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	p := &procs.Process{Spec: procs.Spec{Bin: "/usr/bin/redis-server", Args: []string{"--port", "7001", "--dir", "/tmp/x", "--save", "", "--appendonly", "no"}}}
+	if got, want := commandLine(p), `redis-server --port <port> --dir <fresh dir> --save "" --appendonly no`; got != want {
+		t.Errorf("commandLine = %q, want %q", got, want)
+	}
+}
+
+func TestWorkloadsMatchRedisBenchmarkNames(t *testing.T) {
+	// Every workload must be a -t name redis-benchmark knows; the durable
+	// pair only holds writes.
+	known := []string{"ping_inline", "ping_mbulk", "set", "get", "incr", "lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "zadd", "zpopmin", "lrange_100", "mset"}
+	for _, w := range workloads {
+		if !slices.Contains(known, w.test()) {
+			t.Errorf("workload %s is not a redis-benchmark test", w.Name)
+		}
+		if w.Durable && (w.Prefill != nil || strings.HasPrefix(w.Name, "PING")) {
+			t.Errorf("durable workload %s is not a plain write", w.Name)
+		}
+		if w.Group == "collections" && w.Probe == nil {
+			t.Errorf("collection workload %s has no probe", w.Name)
+		}
+	}
+}
+
+func TestCalibrated(t *testing.T) {
+	s := settings{Clients: 50, RunSeconds: 2}
+	tests := []struct {
+		nominal, pipeline int
+		rps               float64
+		want              int
+	}{
+		{50000, 1, 10000, 20000},      // 2 s at the slower server's speed
+		{50000, 1, 1e6, 50000},        // never above the nominal count
+		{200000, 16, 100, 4000},       // never below 50 clients × 16 × 5
+		{50000, 1, 10, 1000},          // nor below 1000
+		{50000, 1, math.NaN(), 50000}, // no calibration: as given
+	}
+	for _, tc := range tests {
+		if got := s.calibrated(tc.nominal, tc.pipeline, tc.rps); got != tc.want {
+			t.Errorf("calibrated(%d, -P %d, %v) = %d, want %d", tc.nominal, tc.pipeline, tc.rps, got, tc.want)
+		}
+	}
+	s.RunSeconds = 0
+	if got := s.calibrated(50000, 1, 10); got != 50000 {
+		t.Errorf("without RunSeconds calibrated = %d, want the nominal 50000", got)
+	}
+}
+
+func TestRedisVersion(t *testing.T) {
+	if got := redisVersion("Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0"); got != "7.0.15" {
+		t.Errorf("redisVersion = %q", got)
+	}
+	if got := redisVersion("unknown"); got != "unknown" {
+		t.Errorf("redisVersion(unknown) = %q", got)
+	}
+}

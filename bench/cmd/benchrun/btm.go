@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cairndb/cairn/bench/internal/loadgen"
+	"github.com/cairndb/cairn/bench/internal/procs"
+)
+
+// btmResult is the bigger-than-memory scenario's outcome.
+type btmResult struct {
+	Keys       int
+	ValueSize  int
+	CacheSize  int64
+	CairnCmd   string
+	Load       loadgen.LoadResult
+	Mix        loadgen.MixResult
+	PeakRSS    int64          // Cairn's VmHWM over the whole scenario
+	Disk       procs.DirUsage // Cairn's data directory after the mix
+	Conns      int
+	GetRatio   float64
+	Duration   time.Duration
+	MaxOps     int64
+	LoadConns  int
+	LoadBatch  int
+	RedisCmd   string
+	RedisBase  int64 // used_memory of the empty Redis
+	RedisKeys  int   // keys actually loaded into Redis
+	RedisUsed  int64 // used_memory after loading RedisKeys
+	RedisAtN   int64 // used_memory at Keys: measured, or extrapolated
+	RedisExtra bool  // RedisAtN is extrapolated from RedisKeys
+	RedisLoad  loadgen.LoadResult
+	RedisMix   *loadgen.MixResult // the same mix on Redis, when it held all N keys
+	Budget     int64
+}
+
+// redisOverheadGuess sizes the Redis sample before anything is measured:
+// a 1 KiB value costs Redis a little over 1 KiB.
+const redisOverheadGuess = 100
+
+func (h *harness) biggerThanMemory(ctx context.Context) error {
+	s := h.set
+	cfg := loadgen.Config{
+		Keys: s.BTMKeys, ValueSize: s.BTMValueSize, KeyPrefix: "btm:",
+		LoadConns: s.BTMLoadConns, LoadBatch: s.BTMLoadBatch,
+		Conns: s.BTMConns, GetRatio: s.BTMGetRatio, Duration: s.BTMDuration, MaxOps: s.BTMMaxOps,
+		Seed: uint64(h.start.UnixNano()),
+		Progress: func(format string, args ...any) {
+			h.logf("bigger-than-memory: "+format, args...)
+		},
+	}
+	r := &btmResult{
+		Keys: cfg.Keys, ValueSize: cfg.ValueSize, CacheSize: s.BTMCacheSize,
+		Conns: cfg.Conns, GetRatio: cfg.GetRatio, Duration: cfg.Duration, MaxOps: cfg.MaxOps,
+		LoadConns: cfg.LoadConns, LoadBatch: cfg.LoadBatch, Budget: s.RedisBudget,
+	}
+
+	h.logf("bigger-than-memory: Cairn with --cache-size %s; loading %d keys × %d B (%s, %.1f× the cache)",
+		s.BTMCache, cfg.Keys, cfg.ValueSize, fmtBytes(int64(cfg.Keys)*int64(cfg.ValueSize)),
+		float64(cfg.Keys)*float64(cfg.ValueSize)/float64(s.BTMCacheSize))
+	cp, err := h.startCairn(ctx, "btm", cairnConfig{appendfsync: "everysec", cacheSize: s.BTMCache})
+	if err != nil {
+		return err
+	}
+	defer cp.Stop(time.Minute)
+	r.CairnCmd = commandLine(cp)
+	var prof *profileHandle
+	if h.opts.pprof {
+		ph := h.startProfiler(ctx, cp, "bigger-than-memory")
+		prof = &ph
+	}
+	err = h.loadAndMix(ctx, cp, cfg, &r.Load, &r.Mix)
+	if prof != nil {
+		prof.stop()
+	}
+	if err != nil {
+		return fmt.Errorf("cairn: %w", err)
+	}
+	if r.PeakRSS, err = cp.PeakRSS(); err != nil {
+		return err
+	}
+	if r.Disk, err = procs.DirSize(dirOf(cp)); err != nil {
+		return err
+	}
+	h.logf("bigger-than-memory: cairn %s ops/s, GET p99 %s, peak RSS %s, files %s (%.0f B/key; %s allocated)",
+		fmtOps(r.Mix.OpsPerSec()), fmtDur(r.Mix.Get.P99), fmtBytes(r.PeakRSS), fmtBytes(r.Disk.Apparent),
+		float64(r.Disk.Apparent)/float64(r.Keys), fmtBytes(r.Disk.Allocated))
+	if _, err := cp.Stop(time.Minute); err != nil {
+		return err
+	}
+	// Both sides are recorded before Redis starts, so a Redis failure
+	// still leaves Cairn's figures in RESULTS.md.
+	h.res.BTM = r
+
+	// Redis: the memory it would need for the same N.
+	rp, err := h.startRedis(ctx, "btm", redisConfig{})
+	if err != nil {
+		return err
+	}
+	defer rp.Stop(time.Minute)
+	r.RedisCmd = commandLine(rp)
+	rc := client(rp)
+	defer rc.Close()
+	if r.RedisBase, err = usedMemory(ctx, rc); err != nil {
+		return err
+	}
+	perKeyGuess := int64(cfg.ValueSize + redisOverheadGuess)
+	rcfg := cfg
+	if int64(cfg.Keys)*perKeyGuess > s.RedisBudget {
+		rcfg.Keys = int(s.RedisBudget / 2 / perKeyGuess)
+		r.RedisExtra = true
+		h.logf("bigger-than-memory: N does not fit Redis's %s budget; loading %d keys to extrapolate", fmtBytes(s.RedisBudget), rcfg.Keys)
+	}
+	r.RedisKeys = rcfg.Keys
+	if r.RedisExtra {
+		lc := loadgen.NewClient(rp.Addr(), rcfg.LoadConns)
+		r.RedisLoad, err = loadgen.Load(ctx, lc, rcfg)
+		lc.Close()
+		if err != nil {
+			return fmt.Errorf("redis load: %w", err)
+		}
+	} else {
+		var mix loadgen.MixResult
+		if err := h.loadAndMix(ctx, rp, rcfg, &r.RedisLoad, &mix); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+		r.RedisMix = &mix
+	}
+	if r.RedisUsed, err = usedMemory(ctx, rc); err != nil {
+		return err
+	}
+	r.RedisAtN = r.RedisUsed
+	if r.RedisExtra {
+		perKey := float64(r.RedisUsed-r.RedisBase) / float64(r.RedisKeys)
+		r.RedisAtN = r.RedisBase + int64(perKey*float64(r.Keys))
+	}
+	how := "measured"
+	if r.RedisExtra {
+		how = "extrapolated"
+	}
+	h.logf("bigger-than-memory: redis used_memory %s at %d keys (%s at N, %s)",
+		fmtBytes(r.RedisUsed), r.RedisKeys, fmtBytes(r.RedisAtN), how)
+	return nil
+}
+
+// loadAndMix loads cfg.Keys keys, checks that all arrived, and runs the mix.
+func (h *harness) loadAndMix(ctx context.Context, p *procs.Process, cfg loadgen.Config, load *loadgen.LoadResult, mix *loadgen.MixResult) error {
+	lc := loadgen.NewClient(p.Addr(), max(cfg.LoadConns, cfg.Conns))
+	defer lc.Close()
+	var err error
+	if *load, err = loadgen.Load(ctx, lc, cfg); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	n, err := lc.DBSize(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("DBSIZE: %w", err)
+	}
+	if n != int64(cfg.Keys) {
+		return fmt.Errorf("DBSIZE is %d after loading %d keys", n, cfg.Keys)
+	}
+	h.logf("bigger-than-memory: %s loaded %d keys in %v (%s keys/s, %.1f MiB/s); GET/SET %.0f/%.0f mix for %v",
+		p.Name, cfg.Keys, load.Elapsed.Round(time.Millisecond), fmtOps(load.KeysPerSec()), load.MBPerSec(),
+		cfg.GetRatio*100, (1-cfg.GetRatio)*100, cfg.Duration)
+	if *mix, err = loadgen.Mix(ctx, lc, cfg); err != nil {
+		return fmt.Errorf("mix: %w", err)
+	}
+	if mix.Misses > 0 {
+		return fmt.Errorf("%d of %d GETs found no value after a complete load", mix.Misses, mix.Gets)
+	}
+	return nil
+}
+
+// usedMemory returns Redis's INFO memory used_memory in bytes.
+func usedMemory(ctx context.Context, c *redis.Client) (int64, error) {
+	v, err := infoField(ctx, c, "memory", "used_memory")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("used_memory %q: %w", v, err)
+	}
+	return n, nil
+}
+
+func dirOf(p *procs.Process) string {
+	for i := 0; i+1 < len(p.Args); i++ {
+		if p.Args[i] == "--dir" {
+			return p.Args[i+1]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,190 @@
+// Command benchrun is the logic behind bench/run: it builds Cairn, starts
+// Cairn and Debian's redis-server side by side on loopback ports with fresh
+// data directories, runs the benchmark scenarios against both, and writes
+// RESULTS.md and results.svg.
+//
+// Usage (from the repository root; bench/run does this for you):
+//
+//	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
+//
+// Scenarios: strings, collections, durable, bigger-than-memory, restart.
+// With none named, all run. Every load is bounded in count and in time and
+// talks to loopback only; every process and directory the harness creates is
+// removed on exit, including after Ctrl-C.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// scenarioNames in the order a full run performs them.
+var scenarioNames = []string{"strings", "collections", "durable", "bigger-than-memory", "restart"}
+
+var scenarioHelp = map[string]string{
+	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
+	"collections":        "redis-benchmark LPUSH ... LRANGE_100, each once Cairn supports it",
+	"durable":            "write workloads: Cairn appendfsync always vs Redis appendonly yes + appendfsync always",
+	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), then GET/SET 90/10; RSS, disk, Redis memory",
+	"restart":            "time from exec to first PONG with N keys on disk; Redis loading an RDB for contrast",
+}
+
+type options struct {
+	mode        string // "default", "quick", "smoke"
+	big         bool
+	pprof       bool
+	keep        bool
+	out         string
+	dataRoot    string
+	cairnBin    string
+	rounds      int
+	btmKeys     int
+	btmCache    string
+	btmDuration time.Duration
+	restartKeys int
+	scenarios   []string
+}
+
+func parseArgs(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bench/run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "about one minute: smaller counts, same matrix")
+	smoke := fs.Bool("smoke", false, "a few seconds with tiny counts, to prove the harness works (CI); writes to a temporary directory")
+	fs.BoolVar(&o.big, "big", false, "bigger-than-memory at ~50 GB on disk and restart with 10M keys")
+	fs.BoolVar(&o.pprof, "pprof", false, "capture CPU and allocation profiles of Cairn during each scenario (needs Cairn's pprof-addr setting)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data dirs, server logs) instead of removing it")
+	fs.StringVar(&o.out, "out", "", "directory for RESULTS.md, results.svg and profiles (default: bench/ for a full default run, else a new temporary directory)")
+	fs.StringVar(&o.dataRoot, "data-root", "", "parent of the servers' data directories (default: $TMPDIR unless it is tmpfs, else bench/)")
+	fs.StringVar(&o.cairnBin, "cairn-bin", "", "use this Cairn binary instead of building ./cmd/cairn")
+	fs.IntVar(&o.rounds, "rounds", 0, "alternating rounds per redis-benchmark workload (default 3)")
+	fs.IntVar(&o.btmKeys, "btm-keys", 0, "bigger-than-memory: number of 1 KiB keys (default: 4× the block cache)")
+	fs.StringVar(&o.btmCache, "btm-cache", "", "bigger-than-memory: Cairn's --cache-size (default 64mb; 16mb --quick; 1gb --big)")
+	fs.DurationVar(&o.btmDuration, "btm-duration", 0, "bigger-than-memory: length of the GET/SET mix")
+	fs.IntVar(&o.restartKeys, "restart-keys", 0, "restart: number of keys on disk (default 1M; 10M with --big)")
+	list := fs.Bool("list", false, "list the scenarios and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bench/run [flags] [scenario ...]\n\nscenarios (default: all):\n")
+		for _, s := range scenarioNames {
+			fmt.Fprintf(stderr, "  %-20s %s\n", s, scenarioHelp[s])
+		}
+		fmt.Fprintf(stderr, "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	// Scenario names may come before, between or after flags.
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return o, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		o.scenarios = append(o.scenarios, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if *list {
+		fs.Usage()
+		return o, flag.ErrHelp
+	}
+	switch {
+	case *quick && *smoke:
+		return o, errors.New("--quick and --smoke exclude each other")
+	case *smoke:
+		o.mode = "smoke"
+	case *quick:
+		o.mode = "quick"
+	default:
+		o.mode = "default"
+	}
+	for _, s := range o.scenarios {
+		if !slices.Contains(scenarioNames, s) {
+			return o, fmt.Errorf("unknown scenario %q (have: %s)", s, strings.Join(scenarioNames, ", "))
+		}
+	}
+	if len(o.scenarios) == 0 {
+		o.scenarios = slices.Clone(scenarioNames)
+	}
+	if o.rounds < 0 || o.btmKeys < 0 || o.restartKeys < 0 || o.btmDuration < 0 {
+		return o, errors.New("counts and durations must not be negative")
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench/run:", err)
+		return 2
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig, ok := <-sigs
+		if !ok {
+			return
+		}
+		fmt.Fprintf(stderr, "\nbench/run: %v: stopping the servers and cleaning up...\n", sig)
+		cancel()
+	}()
+	defer signal.Stop(sigs)
+
+	h, err := newHarness(ctx, o, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench/run:", err)
+		return 1
+	}
+	err = h.runAll(ctx)
+	if cerr := h.close(); cerr != nil {
+		fmt.Fprintln(stderr, "bench/run: cleanup:", cerr)
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "bench/run: interrupted")
+		return 130
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench/run:", err)
+		return 1
+	}
+	return 0
+}
+
+// repoRoot returns the directory holding Cairn's go.mod, starting from the
+// working directory (bench/run changes into the repository first).
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(data), "module github.com/cairndb/cairn") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the Cairn repository (no go.mod for github.com/cairndb/cairn)")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cairndb/cairn/bench/internal/procs"
+	"github.com/cairndb/cairn/bench/internal/rbench"
+)
+
+// workload is one redis-benchmark test in the matrix.
+type workload struct {
+	Name  string // redis-benchmark's test name, also its CSV row: "SET", "LRANGE_100"
+	Group string // the scenario that runs it at appendfsync everysec
+	// Probe is a command Cairn must know for the workload to run; nil for
+	// workloads every server has. Collections appear in the matrix by
+	// themselves once their commands stop answering "unknown command".
+	Probe []any
+	// Prefill, if set, runs after FLUSHALL and before the timed run, so
+	// that reads and pops find data (redis-benchmark alone would GET
+	// missing keys and pop empty lists).
+	Prefill func(ctx context.Context, c *redis.Client, s settings, n int) error
+	Scale   float64 // fraction of the scenario's -n (heavier commands run fewer)
+	Durable bool    // also part of the durable pair
+}
+
+func (w workload) test() string { return strings.ToLower(w.Name) }
+
+func (w workload) requests(n int) int {
+	if w.Scale > 0 {
+		return max(int(float64(n)*w.Scale), 1)
+	}
+	return n
+}
+
+const probeKey = "cairn-bench:probe"
+
+// workloads in redis-benchmark's own order.
+var workloads = []workload{
+	{Name: "PING_INLINE", Group: "strings"},
+	{Name: "PING_MBULK", Group: "strings"},
+	{Name: "SET", Group: "strings", Durable: true},
+	{Name: "GET", Group: "strings", Prefill: prefillStrings},
+	{Name: "INCR", Group: "strings", Durable: true},
+	{Name: "MSET", Group: "strings", Scale: 0.5, Durable: true},
+	{Name: "LPUSH", Group: "collections", Probe: []any{"LPUSH", probeKey, "x"}, Durable: true},
+	{Name: "RPUSH", Group: "collections", Probe: []any{"RPUSH", probeKey, "x"}},
+	{Name: "LPOP", Group: "collections", Probe: []any{"LPOP", probeKey}, Prefill: prefillList},
+	{Name: "RPOP", Group: "collections", Probe: []any{"RPOP", probeKey}, Prefill: prefillList},
+	{Name: "SADD", Group: "collections", Probe: []any{"SADD", probeKey, "x"}, Durable: true},
+	{Name: "HSET", Group: "collections", Probe: []any{"HSET", probeKey, "f", "v"}, Durable: true},
+	{Name: "SPOP", Group: "collections", Probe: []any{"SPOP", probeKey}, Prefill: prefillSet},
+	{Name: "ZADD", Group: "collections", Probe: []any{"ZADD", probeKey, "1", "m"}, Durable: true},
+	{Name: "ZPOPMIN", Group: "collections", Probe: []any{"ZPOPMIN", probeKey}, Prefill: prefillZSet},
+	{Name: "LRANGE_100", Group: "collections", Probe: []any{"LRANGE", probeKey, "0", "99"}, Scale: 0.25},
+}
+
+var scenarioTitles = map[string]string{
+	"strings":     "redis-benchmark: strings and PING (Cairn appendfsync everysec; Redis without persistence)",
+	"collections": "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
+	"durable":     "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
+}
+
+// matrix runs one redis-benchmark scenario: every selected workload at each
+// pipeline depth, for settings.Rounds rounds, alternating which server goes
+// first so that drift in the machine's speed lands on both.
+func (h *harness) matrix(ctx context.Context, scenario string) error {
+	durable := scenario == "durable"
+	var wls []workload
+	for _, w := range workloads {
+		if (durable && w.Durable) || (!durable && w.Group == scenario) {
+			if h.set.Only == nil || h.set.Only[w.Name] {
+				wls = append(wls, w)
+			}
+		}
+	}
+	ccfg := cairnConfig{appendfsync: "everysec", cacheSize: h.set.MatrixCache}
+	rcfg := redisConfig{}
+	requests := h.set.Requests
+	if durable {
+		ccfg.appendfsync = "always"
+		rcfg = redisConfig{appendonly: true, appendfsync: "always"}
+		requests = h.set.DurableRequests
+	}
+	h.logf("%s: starting Redis and Cairn", scenario)
+	rp, err := h.startRedis(ctx, scenario, rcfg)
+	if err != nil {
+		return err
+	}
+	defer rp.Stop(30 * time.Second)
+	cp, err := h.startCairn(ctx, scenario, ccfg)
+	if err != nil {
+		return err
+	}
+	defer cp.Stop(30 * time.Second)
+	if h.opts.pprof {
+		prof := h.startProfiler(ctx, cp, scenario)
+		defer prof.stop()
+	}
+	rc, cc := client(rp), client(cp)
+	defer rc.Close()
+	defer cc.Close()
+
+	mr := &matrixResult{
+		Scenario: scenario,
+		Title:    scenarioTitles[scenario],
+		CairnCmd: commandLine(cp),
+		RedisCmd: commandLine(rp),
+	}
+	h.res.Matrix = append(h.res.Matrix, mr)
+
+	var runnable []workload
+	for _, w := range wls {
+		supported, reason, err := probe(ctx, cc, w)
+		switch {
+		case err != nil:
+			mr.Skipped = append(mr.Skipped, skip{w.Name, reason})
+			h.res.Errors = append(h.res.Errors, fmt.Sprintf("%s: %s probe: %v", scenario, w.Name, err))
+			h.logf("%s: %s: probe failed: %v", scenario, w.Name, err)
+		case !supported:
+			mr.Skipped = append(mr.Skipped, skip{w.Name, reason})
+			h.logf("%s: skipping %s: %s", scenario, w.Name, reason)
+		default:
+			runnable = append(runnable, w)
+		}
+	}
+	if len(runnable) == 0 {
+		h.logf("%s: nothing to run", scenario)
+		return nil
+	}
+
+	rows := map[string]*matrixRow{}
+	rowKey := func(w workload, p int) string { return fmt.Sprintf("%s/%d", w.Name, p) }
+	for _, p := range h.set.Pipelines {
+		for _, w := range runnable {
+			r := &matrixRow{Workload: w.Name, Pipeline: p, Requests: w.requests(requests[p])}
+			rows[rowKey(w, p)] = r
+			mr.Rows = append(mr.Rows, r)
+		}
+	}
+	unknown := map[string]bool{}
+	if h.set.RunSeconds > 0 {
+		// Calibrate: one short run per server bounds every row's length by
+		// the slower server's speed. It doubles as a warm-up.
+		for _, w := range runnable {
+			for _, p := range h.set.Pipelines {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				row := rows[rowKey(w, p)]
+				ncal := min(max(row.Requests/20, h.set.minRequests(p)), row.Requests)
+				slowest := math.Inf(1)
+				for _, srv := range []struct {
+					name string
+					p    *procs.Process
+					c    *redis.Client
+				}{{"redis", rp, rc}, {"cairn", cp, cc}} {
+					res, err := h.benchOnce(ctx, srv.p, srv.c, w, ncal, p)
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					if errors.Is(err, rbench.ErrUnknownCommand) && srv.name == "cairn" {
+						unknown[w.Name] = true
+						mr.Skipped = append(mr.Skipped, skip{w.Name, "Cairn answered unknown command during calibration: " + err.Error()})
+						break
+					}
+					if err != nil {
+						row.Errors = append(row.Errors, fmt.Sprintf("calibration, %s: %v", srv.name, err))
+						h.res.Errors = append(h.res.Errors, fmt.Sprintf("%s: %s -P %d calibration, %s: %v", scenario, w.Name, p, srv.name, err))
+						slowest = math.NaN()
+						break
+					}
+					slowest = math.Min(slowest, res.RPS)
+				}
+				row.Requests = h.set.calibrated(row.Requests, p, slowest)
+				h.logf("%s: calibrated %-11s -P %-2d slower server %s ops/s → -n %s",
+					scenario, w.Name, p, fmtOps(slowest), fmtOps(float64(row.Requests)))
+			}
+		}
+	}
+	for round := range h.set.Rounds {
+		for pi, p := range h.set.Pipelines {
+			for wi, w := range runnable {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if unknown[w.Name] {
+					continue
+				}
+				if err := exitedEarly(rp, cp); err != nil {
+					return err
+				}
+				row := rows[rowKey(w, p)]
+				servers := []struct {
+					name string
+					p    *procs.Process
+					c    *redis.Client
+					dst  *[]rbench.Result
+				}{{"redis", rp, rc, &row.Redis}, {"cairn", cp, cc, &row.Cairn}}
+				if (round+pi+wi)%2 == 1 {
+					servers[0], servers[1] = servers[1], servers[0]
+				}
+				for _, s := range servers {
+					res, err := h.benchOnce(ctx, s.p, s.c, w, row.Requests, p)
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					if errors.Is(err, rbench.ErrUnknownCommand) && s.name == "cairn" {
+						unknown[w.Name] = true
+						mr.Skipped = append(mr.Skipped, skip{w.Name, "Cairn answered unknown command during the run: " + err.Error()})
+						h.logf("%s: skipping %s from now on: %v", scenario, w.Name, err)
+						break
+					}
+					if err != nil {
+						row.Errors = append(row.Errors, fmt.Sprintf("round %d, %s: %v", round+1, s.name, err))
+						h.res.Errors = append(h.res.Errors, fmt.Sprintf("%s: %s -P %d round %d, %s: %v", scenario, w.Name, p, round+1, s.name, err))
+						h.logf("%s: round %d/%d %-11s -P %-2d %-5s FAILED: %v", scenario, round+1, h.set.Rounds, w.Name, p, s.name, err)
+						res = failedResult(w.Name)
+					} else {
+						h.logf("%s: round %d/%d %-11s -P %-2d %-5s %12s ops/s  p50 %.3f ms  p99 %.3f ms",
+							scenario, round+1, h.set.Rounds, w.Name, p, s.name, fmtOps(res.RPS), res.P50Ms, res.P99Ms)
+					}
+					*s.dst = append(*s.dst, res)
+				}
+			}
+		}
+	}
+	// A workload that turned out unknown mid-run has no comparable rows.
+	if len(unknown) > 0 {
+		kept := mr.Rows[:0]
+		for _, r := range mr.Rows {
+			if !unknown[r.Workload] {
+				kept = append(kept, r)
+			}
+		}
+		mr.Rows = kept
+	}
+	return nil
+}
+
+// exitedEarly reports a server that died during a scenario: every later
+// run would only fail to connect.
+func exitedEarly(ps ...*procs.Process) error {
+	for _, p := range ps {
+		if p.Exited() {
+			return fmt.Errorf("%s exited during the scenario; last log lines:\n%s", p.Name, p.LogTail(10))
+		}
+	}
+	return nil
+}
+
+// probe asks Cairn for a workload's command. It reports unsupported (with
+// the server's words) when Cairn answers "unknown command", and an error
+// for any other failure.
+func probe(ctx context.Context, c *redis.Client, w workload) (supported bool, reason string, err error) {
+	if w.Probe == nil {
+		return true, "", nil
+	}
+	defer c.Del(ctx, probeKey)
+	err = c.Do(ctx, w.Probe...).Err()
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
+		return true, "", nil
+	case strings.Contains(err.Error(), "unknown command"):
+		return false, "Cairn: " + err.Error(), nil
+	default:
+		return false, "probe failed: " + err.Error(), err
+	}
+}
+
+// benchOnce empties the server, prefills what the workload reads, and runs
+// redis-benchmark once.
+func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (rbench.Result, error) {
+	if err := c.FlushAll(ctx).Err(); err != nil {
+		return rbench.Result{}, fmt.Errorf("FLUSHALL: %w", err)
+	}
+	if w.Prefill != nil {
+		if err := w.Prefill(ctx, c, h.set, n); err != nil {
+			return rbench.Result{}, fmt.Errorf("prefill: %w", err)
+		}
+	}
+	// Generous: even at 500 ops/s the run finishes well inside it.
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(n)*2*time.Millisecond)
+	defer cancel()
+	rows, err := rbench.Run(rctx, rbench.Options{
+		Bin: h.benchBin, Host: "127.0.0.1", Port: p.Port,
+		Clients: h.set.Clients, Requests: n, DataSize: h.set.DataSize,
+		KeyspaceLen: h.set.Keyspace, Pipeline: pipeline, Tests: w.test(),
+	})
+	if err != nil {
+		return rbench.Result{}, err
+	}
+	r, ok := rbench.Find(rows, w.Name)
+	if !ok {
+		return rbench.Result{}, fmt.Errorf("redis-benchmark printed no %s row", w.Name)
+	}
+	if !(r.RPS > 0) {
+		return rbench.Result{}, fmt.Errorf("redis-benchmark reported %v ops/s", r.RPS)
+	}
+	return r, nil
+}
+
+func failedResult(name string) rbench.Result {
+	nan := math.NaN()
+	return rbench.Result{Test: name, RPS: nan, AvgMs: nan, MinMs: nan, P50Ms: nan, P95Ms: nan, P99Ms: nan, MaxMs: nan}
+}
+
+// Prefills write the keys redis-benchmark's tests use (key:<12 digits>,
+// mylist, myset, myzset) in pipelined batches.
+
+const prefillBatch = 1000
+
+// popMargin covers the requests a pipelined redis-benchmark may have in
+// flight beyond -n.
+func popMargin(s settings) int { return s.Clients * 16 }
+
+func prefillStrings(ctx context.Context, c *redis.Client, s settings, _ int) error {
+	val := strings.Repeat("x", s.DataSize)
+	for first := 0; first < s.Keyspace; first += prefillBatch {
+		pipe := c.Pipeline()
+		for i := first; i < min(first+prefillBatch, s.Keyspace); i++ {
+			pipe.Set(ctx, fmt.Sprintf("key:%012d", i), val, 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func prefillVariadic(ctx context.Context, c *redis.Client, total int, cmd func(first, last int) []any) error {
+	pipe := c.Pipeline()
+	for first := 0; first < total; first += prefillBatch {
+		pipe.Do(ctx, cmd(first, min(first+prefillBatch, total))...)
+		if pipe.Len() == 50 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+func prefillList(ctx context.Context, c *redis.Client, s settings, n int) error {
+	val := strings.Repeat("x", s.DataSize)
+	return prefillVariadic(ctx, c, n+popMargin(s), func(first, last int) []any {
+		args := []any{"LPUSH", "mylist"}
+		for range last - first {
+			args = append(args, val)
+		}
+		return args
+	})
+}
+
+func prefillSet(ctx context.Context, c *redis.Client, s settings, n int) error {
+	return prefillVariadic(ctx, c, n+popMargin(s), func(first, last int) []any {
+		args := []any{"SADD", "myset"}
+		for i := first; i < last; i++ {
+			args = append(args, fmt.Sprintf("element:%012d", i))
+		}
+		return args
+	})
+}
+
+func prefillZSet(ctx context.Context, c *redis.Client, s settings, n int) error {
+	return prefillVariadic(ctx, c, n+popMargin(s), func(first, last int) []any {
+		args := []any{"ZADD", "myzset"}
+		for i := first; i < last; i++ {
+			args = append(args, i, fmt.Sprintf("element:%012d", i))
+		}
+		return args
+	})
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// settings are every number a run uses; RESULTS.md prints them so that a
+// result can be reproduced and two results can be compared.
+type settings struct {
+	Mode string
+
+	// redis-benchmark matrix.
+	Rounds          int
+	Clients         int
+	DataSize        int
+	Keyspace        int
+	Pipelines       []int
+	Requests        map[int]int // -n per pipeline depth, appendfsync everysec
+	DurableRequests map[int]int // -n per pipeline depth, appendfsync always
+	MatrixCache     string      // Cairn's --cache-size for the matrix
+	// RunSeconds, when positive, caps a run's length: a calibration run
+	// before the rounds measures the slower server, and -n is lowered so
+	// that server takes about this long (never below minRequests). The
+	// Requests figures are then upper bounds. Zero runs -n as given.
+	RunSeconds float64
+	// Only, when set, limits each matrix scenario to these workloads
+	// (the smoke test samples every code path, not every command).
+	Only map[string]bool
+
+	// Bigger than memory.
+	BTMKeys      int
+	BTMValueSize int
+	BTMCache     string // as passed to Cairn
+	BTMCacheSize int64  // the same in bytes
+	BTMConns     int
+	BTMGetRatio  float64
+	BTMDuration  time.Duration
+	BTMMaxOps    int64
+	BTMLoadConns int
+	BTMLoadBatch int
+	RedisBudget  int64 // Redis is loaded with the full N only below this used_memory
+
+	// Restart.
+	RestartKeys      int
+	RestartValueSize int
+	RestartRounds    int
+}
+
+func settingsFor(o options) (settings, error) {
+	s := settings{
+		Mode:             o.mode,
+		Rounds:           3,
+		Clients:          50,
+		DataSize:         128,
+		Keyspace:         100000,
+		Pipelines:        []int{1, 16},
+		MatrixCache:      "256mb",
+		BTMValueSize:     1024,
+		BTMConns:         50,
+		BTMGetRatio:      0.9,
+		BTMLoadConns:     8,
+		BTMLoadBatch:     100,
+		RedisBudget:      2 << 30,
+		RestartValueSize: 128,
+		RestartRounds:    3,
+	}
+	switch o.mode {
+	case "default":
+		s.Requests = map[int]int{1: 50000, 16: 200000}
+		s.DurableRequests = map[int]int{1: 20000, 16: 50000}
+		s.RunSeconds = 2
+		s.BTMCache = "64mb"
+		s.BTMDuration = 20 * time.Second
+		s.BTMMaxOps = 20_000_000
+		s.RestartKeys = 1_000_000
+	case "quick":
+		s.Requests = map[int]int{1: 5000, 16: 20000}
+		s.DurableRequests = map[int]int{1: 2000, 16: 5000}
+		s.RunSeconds = 0.4
+		s.BTMCache = "16mb"
+		s.BTMDuration = 5 * time.Second
+		s.BTMMaxOps = 2_000_000
+		s.RestartKeys = 100_000
+	case "smoke":
+		s.Requests = map[int]int{1: 300, 16: 1600}
+		s.DurableRequests = map[int]int{1: 200, 16: 800}
+		s.RunSeconds = 0.05 // exercises calibration; the tiny counts stay as they are
+		s.Keyspace = 1000
+		s.MatrixCache = "16mb"
+		s.BTMCache = "1mb"
+		s.BTMDuration = time.Second
+		s.BTMMaxOps = 100_000
+		s.BTMConns = 8
+		s.BTMLoadConns = 2
+		s.RestartKeys = 2000
+		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
+	default:
+		return s, fmt.Errorf("unknown mode %q", o.mode)
+	}
+	if o.big {
+		s.BTMCache = "1gb"
+		s.BTMKeys = 48_000_000 // ≈ 49 GB of values, ~50 GB on disk
+		s.BTMDuration = 2 * time.Minute
+		s.BTMMaxOps = 200_000_000
+		s.RestartKeys = 10_000_000
+	}
+	if o.rounds > 0 {
+		s.Rounds = o.rounds
+		s.RestartRounds = o.rounds
+	}
+	if o.btmCache != "" {
+		s.BTMCache = o.btmCache
+	}
+	size, err := parseSize(s.BTMCache)
+	if err != nil {
+		return s, fmt.Errorf("--btm-cache: %w", err)
+	}
+	s.BTMCacheSize = size
+	switch {
+	case o.btmKeys > 0:
+		s.BTMKeys = o.btmKeys
+	case s.BTMKeys == 0:
+		// At least 4× the block cache in raw value bytes.
+		s.BTMKeys = int((4*size + int64(s.BTMValueSize) - 1) / int64(s.BTMValueSize))
+	}
+	if o.btmDuration > 0 {
+		s.BTMDuration = o.btmDuration
+	}
+	if o.restartKeys > 0 {
+		s.RestartKeys = o.restartKeys
+	}
+	return s, nil
+}
+
+// minRequests is the smallest -n a calibrated run uses: every client gets
+// at least five pipelines' worth of requests.
+func (s settings) minRequests(pipeline int) int {
+	return max(s.Clients*pipeline*5, 1000)
+}
+
+// calibrated returns the -n for a row whose nominal count is nominal, given
+// the slower server's throughput in a calibration run.
+func (s settings) calibrated(nominal, pipeline int, slowestRPS float64) int {
+	if s.RunSeconds <= 0 || !(slowestRPS > 0) {
+		return nominal
+	}
+	n := int(slowestRPS * s.RunSeconds)
+	return min(max(n, s.minRequests(pipeline)), nominal)
+}
+
+// parseSize reads a memory size in Redis's units: 1k = 1000, 1kb = 1024,
+// likewise m/mb and g/gb; a bare number is bytes.
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30},
+		{"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000},
+		{"b", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || (n > 0 && mult > (1<<62)/n) {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
