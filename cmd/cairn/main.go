@@ -16,6 +16,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -78,13 +80,13 @@ func run(args []string) error {
 	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
-	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize()})
+	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
 	mode, err := store.ParseSyncMode(cfg.AppendFsync())
 	if err != nil {
+		_ = eng.Close()
 		return err
 	}
 	st, err := store.Open(eng, store.Options{
@@ -94,9 +96,9 @@ func run(args []string) error {
 		ReapInterval: time.Second / time.Duration(cfg.Hz()),
 	})
 	if err != nil {
+		_ = eng.Close()
 		return err
 	}
-	defer st.Close()
 	cfg.OnChange("appendfsync", func(v string) {
 		if m, err := store.ParseSyncMode(v); err == nil {
 			st.SetSyncMode(m)
@@ -104,13 +106,18 @@ func run(args []string) error {
 	})
 	cfg.OnChange("hz", func(string) { st.SetReapInterval(time.Second / time.Duration(cfg.Hz())) })
 
+	if addr := cfg.PprofAddr(); addr != "" {
+		if err := servePprof(addr, log); err != nil {
+			return err
+		}
+	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
 	serveErr := make(chan error, len(cfg.Bind()))
 	for _, addr := range cfg.Bind() {
 		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
 		if err != nil {
 			_ = srv.Shutdown(context.Background())
-			return fmt.Errorf("listen: %w", err)
+			return errors.Join(fmt.Errorf("listen: %w", err), closeStorage(log, st, eng))
 		}
 		log.Info("ready to accept connections", "addr", ln.Addr().String(), "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
 		go func() { serveErr <- srv.Serve(ln) }()
@@ -118,6 +125,7 @@ func run(args []string) error {
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	var failed error
 	select {
 	case sig := <-sigs:
 		log.Warn("received signal, shutting down", "signal", sig.String())
@@ -125,16 +133,40 @@ func run(args []string) error {
 	case err := <-serveErr:
 		if !errors.Is(err, server.ErrServerClosed) {
 			log.Error("serve failed", "err", err)
+			failed = err
 		}
 	}
+	// A second signal while shutting down is left to the default action.
+	signal.Stop(sigs)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		log.Error("shutdown", "err", err)
 	}
-	// Deferred: the store stops its background work and syncs the WAL, then
-	// the engine closes cleanly.
+	if err := closeStorage(log, st, eng); err != nil {
+		return errors.Join(failed, err)
+	}
+	if failed != nil {
+		return failed
+	}
 	log.Info("cairn is now ready to exit, bye bye")
+	return nil
+}
+
+// closeStorage stops the store's background work, makes every write durable
+// and closes the engine. Its error means writes acknowledged under
+// appendfsync everysec or no may be lost.
+func closeStorage(log *slog.Logger, st *store.Store, eng engine.Engine) error {
+	if err := st.Close(); err != nil {
+		log.Error("syncing the log at shutdown failed", "err", err)
+		_ = eng.Close()
+		return err
+	}
+	if err := eng.Close(); err != nil {
+		log.Error("closing the storage engine failed", "err", err)
+		return err
+	}
+	log.Info("data synced to disk and storage engine closed")
 	return nil
 }
 
@@ -150,4 +182,22 @@ func slogLevel(v string) slog.Level {
 		return slog.LevelError + 4
 	}
 	return slog.LevelInfo
+}
+
+// servePprof serves Go's profiles (net/http/pprof) on addr, for the
+// benchmark harness and for diagnosing a live server.
+func servePprof(addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("serving pprof", "addr", ln.Addr().String())
+	go func() { _ = http.Serve(ln, mux) }()
+	return nil
 }

@@ -27,10 +27,11 @@ type Config struct {
 
 	bind                               atomic.Pointer[[]string]
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
+	pprofAddr, save                    atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
-	appendFsync, logLevel              atomic.Int64 // enum indexes
+	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
 }
 
 // Default returns a configuration holding every setting's default.
@@ -273,3 +274,6 @@ func (c *Config) Hz() int { return int(c.hz.Load()) }
 
 // PidFile returns the path of the pid file; "" means none.
 func (c *Config) PidFile() string { return *c.pidFile.Load() }
+
+// PprofAddr is where Go's profiles are served, or "" for nowhere.
+func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }

@@ -61,7 +61,9 @@ const maxBindAddrs = 16
 // Enum names, in Redis's order: the order shows in error messages.
 var (
 	appendFsyncNames = []string{"everysec", "always", "no"}
-	logLevelNames    = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	// Cairn's write-ahead log is always on: appendonly can only be yes.
+	appendOnlyNames = []string{"yes"}
+	logLevelNames   = []string{"debug", "verbose", "notice", "warning", "nothing"}
 )
 
 // Indexes into appendFsyncNames and logLevelNames.
@@ -77,6 +79,14 @@ var settings = []*setting{
 		name: "appendfsync", kind: kindEnum, mutable: true,
 		enum: appendFsyncNames, def: value{n: fsyncEverySec},
 		num: func(c *Config) *atomic.Int64 { return &c.appendFsync },
+	},
+	{
+		// Reported so that tools asking Redis whether it persists (as
+		// redis-benchmark does) get a true answer: every write goes to the
+		// engine's log.
+		name: "appendonly", kind: kindEnum,
+		enum: appendOnlyNames, def: value{n: 0},
+		num: func(c *Config) *atomic.Int64 { return &c.appendOnly },
 	},
 	{
 		name: "bind", kind: kindList,
@@ -139,6 +149,12 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.pidFile },
 	},
 	{
+		// Not a Redis setting: where to serve Go's net/http/pprof profiles
+		// (e.g. 127.0.0.1:6060); empty serves none.
+		name: "pprof-addr", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.pprofAddr },
+	},
+	{
 		name: "port", kind: kindInt,
 		min: 0, max: 65535, def: value{n: 6379},
 		num: func(c *Config) *atomic.Int64 { return &c.port },
@@ -151,6 +167,18 @@ var settings = []*setting{
 	{
 		name: "requirepass", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.requirePass },
+	},
+	{
+		// Cairn persists continuously and takes no snapshots: the only
+		// save schedule it can honour is none.
+		name: "save", kind: kindString,
+		check: func(s string) string {
+			if s != "" {
+				return "Cairn takes no snapshots: every write is logged, so save must be empty"
+			}
+			return ""
+		},
+		str: func(c *Config) *atomic.Pointer[string] { return &c.save },
 	},
 	{
 		name: "tcp-keepalive", kind: kindInt, mutable: true,
