@@ -54,7 +54,11 @@ type Batch interface {
 	// Empty reports whether the batch holds no writes.
 	Empty() bool
 	// Commit applies the batch atomically; with sync it returns only once
-	// the write is durable. Concurrent synced commits share fsyncs.
+	// the write is durable. Concurrent synced commits share fsyncs. After an
+	// I/O error the engine cannot recover from, it and every later Commit and
+	// SyncWAL return an error wrapping ErrFailed; a batch whose Commit failed
+	// may still be visible to readers until restart, but is never reported
+	// committed.
 	Commit(sync bool) error
 	// Close releases the batch; a batch not committed is discarded.
 	Close() error

@@ -3,9 +3,11 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -19,36 +21,45 @@ type PebbleOptions struct {
 	CacheSize int64
 	// FS replaces the file system, for tests (vfs.NewMem, errorfs).
 	FS vfs.FS
-	// Logger receives Pebble's own log lines; nil discards the info level.
-	Logger pebble.Logger
+	// Logger receives Pebble's own log lines (informational ones at debug
+	// level) and the report of an engine failure; nil means slog.Default().
+	Logger *slog.Logger
 }
 
-// Pebble is the embedded engine.
+// Pebble is the embedded engine. See failure.go for what happens when the
+// disk fails under it.
 type Pebble struct {
 	db     *pebble.DB
+	h      *health
 	closed atomic.Bool
 }
+
+// closeWait bounds how long Close waits for Pebble after a failure, which
+// can leave Pebble's commit mutex held for good.
+const closeWait = 2 * time.Second
 
 // OpenPebble opens (creating if needed) a Pebble store in dir.
 func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	if o.CacheSize <= 0 {
 		o.CacheSize = 64 << 20
 	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	h := &health{log: o.Logger}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	opts := &pebble.Options{
 		Cache:                       cache,
 		FS:                          o.FS,
+		EventListener:               eventListener(h),
 		MemTableSize:                64 << 20,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       24,
 		LBaseMaxBytes:               256 << 20,
 		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
-		Logger:                      o.Logger,
-	}
-	if opts.Logger == nil {
-		opts.Logger = quietLogger{}
+		Logger:                      pebbleLogger{h},
 	}
 	for i := range opts.Levels {
 		l := &opts.Levels[i]
@@ -57,21 +68,21 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 		l.FilterType = pebble.TableFilter
 	}
 	opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionBalanced })
+	// EnsureDefaults wraps the real file system with Pebble's disk health
+	// checks; the WAL watch goes on top of whatever file system is used.
 	opts.EnsureDefaults()
-	db, err := pebble.Open(dir, opts)
+	opts.FS = watchFS{FS: opts.FS, h: h}
+	var db *pebble.DB
+	err := h.guard(func() error {
+		var err error
+		db, err = pebble.Open(dir, opts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	return &Pebble{db: db}, nil
+	return &Pebble{db: db, h: h}, nil
 }
-
-// quietLogger drops Pebble's informational chatter but keeps errors visible
-// through the standard logger of the process.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)      {}
-func (quietLogger) Errorf(f string, a ...any) { pebble.DefaultLogger.Errorf(f, a...) }
-func (quietLogger) Fatalf(f string, a ...any) { pebble.DefaultLogger.Fatalf(f, a...) }
 
 // Get implements Reader.
 func (p *Pebble) Get(key, dst []byte) ([]byte, error) {
@@ -137,37 +148,71 @@ func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error) {
 }
 
 // NewSnapshot implements Engine.
-func (p *Pebble) NewSnapshot() Snapshot { return pebbleSnapshot{p.db.NewSnapshot()} }
+func (p *Pebble) NewSnapshot() Snapshot {
+	if p.h.failed() {
+		return frozenView{p.db}
+	}
+	return pebbleSnapshot{p.db.NewSnapshot()}
+}
 
 // SyncWAL implements Engine.
 func (p *Pebble) SyncWAL() error {
 	if p.closed.Load() {
 		return ErrClosed
 	}
-	if err := p.db.LogData(nil, pebble.Sync); err != nil {
+	if err := p.h.guard(func() error { return p.db.LogData(nil, pebble.Sync) }); err != nil {
 		return fmt.Errorf("engine sync: %w", err)
 	}
 	return nil
 }
 
+// Failed returns nil while the engine is healthy, else ErrFailed wrapped
+// with the cause: the engine refuses writes until the process restarts.
+func (p *Pebble) Failed() error { return p.h.err() }
+
 // Close implements Engine: it flushes nothing extra (the WAL is the record)
-// and closes the store cleanly.
+// and closes the store cleanly. After a failure it reports the failure, and
+// gives up on Pebble if Pebble does not close within closeWait.
 func (p *Pebble) Close() error {
 	if p.closed.Swap(true) {
 		return ErrClosed
 	}
-	if err := p.db.Close(); err != nil {
-		return fmt.Errorf("engine close: %w", err)
+	if !p.h.failed() {
+		err := guarded(p.h, p.db.Close)
+		if err == nil {
+			err = p.h.err()
+		}
+		return wrap("close", err)
 	}
-	return nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if !p.h.walBroken.Load() {
+			// The log itself is sound: keep what was committed but not
+			// synced yet (appendfsync everysec).
+			_ = guarded(p.h, func() error { return p.db.LogData(nil, pebble.Sync) })
+		}
+		_ = guarded(p.h, p.db.Close)
+	}()
+	select {
+	case <-done:
+		return wrap("close", p.h.err())
+	case <-time.After(closeWait):
+		return fmt.Errorf("engine close: gave up waiting for pebble: %w", p.h.err())
+	}
 }
 
-// Stats implements Engine.
+// Stats implements Engine. A failed engine reports only that: Pebble's
+// metrics need a lock a failure may have left held.
 func (p *Pebble) Stats() []Stat {
+	if p.h.failed() {
+		return []Stat{{"engine", "pebble"}, {"engine_failed", "1"}}
+	}
 	m := p.db.Metrics()
 	d := m.DiskSpaceUsage()
 	return []Stat{
 		{"engine", "pebble"},
+		{"engine_failed", "0"},
 		{"engine_disk_usage_bytes", strconv.FormatUint(d, 10)},
 		{"engine_memtable_bytes", strconv.FormatUint(m.MemTable.Size, 10)},
 		{"engine_block_cache_bytes", strconv.FormatInt(m.BlockCache.Size, 10)},
@@ -205,7 +250,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	if sync {
 		opt = pebble.Sync
 	}
-	return wrap("commit", b.b.Commit(opt))
+	return wrap("commit", b.p.h.guard(func() error { return b.b.Commit(opt) }))
 }
 
 type pebbleSnapshot struct{ s *pebble.Snapshot }

@@ -50,6 +50,10 @@ type client struct {
 	gone     chan struct{}
 	goneOnce sync.Once
 
+	// needSync is set when a write was committed under appendfsync always
+	// without its own fsync: the next reply bytes wait for one.
+	needSync bool
+
 	// Scratch reused by every command on this connection.
 	ctx    ctx
 	keyIdx []int
@@ -58,16 +62,17 @@ type client struct {
 
 func newClient(s *Server, nc net.Conn) *client {
 	c := &client{
-		srv:     s,
-		id:      s.nextID.Add(1),
-		nc:      nc,
-		w:       resp.NewWriter(nc),
+		srv: s,
+		id:  s.nextID.Add(1),
+		nc:  nc,
+
 		created: time.Now(),
 		gone:    make(chan struct{}),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
 	}
 	c.r = resp.NewReader(flushingReader{c})
+	c.w = resp.NewWriter(syncingWriter{c})
 	c.lastCmdAt.Store(c.created.UnixMilli())
 	c.authed.Store(s.cfg.RequirePass() == "")
 	return c
@@ -200,4 +205,24 @@ func (f flushingReader) Read(p []byte) (int, error) {
 		c.r.Unauthenticated = c.authRequired()
 	}
 	return n, err
+}
+
+// syncingWriter is the connection as the reply writer sees it. Under
+// appendfsync always, commits skip their own fsync (Tx.DeferSync) and the
+// first reply byte after them waits here for one shared sync: a pipeline of
+// writes costs one fsync, concurrent clients share theirs inside Pebble,
+// and no write is acknowledged before it is durable. If the sync fails the
+// replies are not sent and the connection closes: the client cannot take an
+// unsynced write for an acknowledged one.
+type syncingWriter struct{ c *client }
+
+func (s syncingWriter) Write(p []byte) (int, error) {
+	c := s.c
+	if c.needSync {
+		if err := c.srv.st.SyncWAL(); err != nil {
+			return 0, err
+		}
+		c.needSync = false
+	}
+	return c.nc.Write(p)
 }

@@ -130,6 +130,14 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args}
+	// A handler that panics must not leave its keys locked: the connection
+	// dies (conn.serve recovers), the transaction is released here.
+	defer func() {
+		if x.tx != nil {
+			x.tx.Close()
+			x.tx = nil
+		}
+	}()
 	switch {
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
@@ -147,6 +155,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	mark := 0
 	if writing {
 		mark = w.Hold()
+		x.tx.DeferSync()
 	}
 	e.run(x)
 	if writing {
@@ -157,6 +166,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 				w.Truncate(mark)
 				x.internalError(err)
 			} else {
+				c.needSync = c.needSync || x.tx.SyncPending
 				for _, t := range x.tx.Touched {
 					s.blocked.signal(t.DB, t.Key)
 				}
@@ -188,18 +198,27 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	if err := c.w.Flush(); err != nil {
 		return false
 	}
+	timedOut := func() bool {
+		x := &c.ctx
+		*x = ctx{srv: s, cl: c, w: c.w, args: args}
+		req.timeout(x)
+		return x.failed
+	}
 	for {
-		if !s.waitBlocked(c, wt, req.deadline) {
-			x := &c.ctx
-			*x = ctx{srv: s, cl: c, w: c.w, args: args}
-			req.timeout(x)
-			return x.failed
-		}
+		// The waiter is queued and awake, so a change committed since the
+		// previous run either shows in this run or marks the waiter
+		// changed: no push can slip in between a run and the wait.
 		failed, again := s.execute(c, spec, e, args)
 		if again == nil {
 			return failed
 		}
-		s.blocked.sleep(wt)
+		if s.blocked.sleep(wt) {
+			if !s.waitBlocked(c, wt, req.deadline) {
+				return timedOut()
+			}
+		} else if !req.deadline.IsZero() && !time.Now().Before(req.deadline) {
+			return timedOut()
+		}
 	}
 }
 
@@ -302,6 +321,11 @@ func (x *ctx) storeError(err error) {
 
 func (x *ctx) internalError(err error) {
 	x.srv.log.Error("command failed", "command", string(x.args[0]), "err", err)
+	if errors.Is(err, store.ErrEngineFailed) {
+		// Redis's reply when it cannot persist writes any more.
+		x.errorReply("MISCONF Errors writing to the AOF file: " + err.Error())
+		return
+	}
 	x.errorReply("ERR " + err.Error())
 }
 

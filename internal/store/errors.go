@@ -1,5 +1,11 @@
 package store
 
+import "github.com/cairndb/cairn/internal/engine"
+
+// ErrEngineFailed marks (wrapped) errors after the engine stopped accepting
+// writes — a failed write or sync of its log. Reads keep working.
+var ErrEngineFailed = engine.ErrFailed
+
 // Error is a user-facing error whose text is the exact Redis error reply
 // (without the leading '-'). Any other error from the store is an engine or
 // corruption failure.

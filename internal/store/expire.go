@@ -1,6 +1,9 @@
 package store
 
 import (
+	"errors"
+
+	"github.com/cairndb/cairn/internal/engine"
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
@@ -15,13 +18,26 @@ const reapBudget = 25 * time.Millisecond
 
 func (s *Store) reapLoop() {
 	defer s.done.Done()
+	stopped := false
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-time.After(time.Duration(s.reapGap.Load())):
 		}
+		if s.countsStale.Swap(false) {
+			s.reloadCounts()
+		}
+		if stopped {
+			continue
+		}
 		if _, err := s.ReapExpired(reapBudget); err != nil {
+			if errors.Is(err, engine.ErrFailed) {
+				// Nothing can be reclaimed until a restart; say so once.
+				s.log.Error("expiry reaper stopped: the engine accepts no writes", "err", err)
+				stopped = true
+				continue
+			}
 			s.log.Error("expiry reaper", "err", err)
 		}
 	}

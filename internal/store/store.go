@@ -100,6 +100,9 @@ type Store struct {
 	closeMu sync.Mutex
 	closed  bool
 	reapGap atomic.Int64
+	// countsStale is set after a failed commit: the in-memory key counts
+	// may disagree with what the engine holds until they are re-read.
+	countsStale atomic.Bool
 }
 
 type shardCounts [stripeCount]atomic.Int64
@@ -235,6 +238,23 @@ func (s *Store) loadDBMap() error {
 	return nil
 }
 
+// reloadCounts re-reads every key count from the engine under every lock,
+// after a failed commit left the in-memory counts in doubt.
+func (s *Store) reloadCounts() {
+	tx := s.BeginAll()
+	defer tx.Close()
+	for i := range s.counts {
+		if c := s.counts[i].Load(); c != nil {
+			for j := range c {
+				c[j].Store(0)
+			}
+		}
+	}
+	if err := s.loadCounts(); err != nil {
+		s.log.Error("reload key counts", "err", err)
+	}
+}
+
 func (s *Store) loadCounts() error {
 	it, err := s.eng.NewIter(encoding.CounterPrefix(), encoding.PrefixEnd(encoding.CounterPrefix()))
 	if err != nil {
@@ -308,6 +328,18 @@ func (s *Store) KeysWithExpiry(db int) (int64, error) {
 	return n, it.Error()
 }
 
+// SyncWAL makes every committed write durable (see Tx.DeferSync).
+func (s *Store) SyncWAL() error {
+	if err := s.eng.SyncWAL(); err != nil {
+		msg := err.Error()
+		s.stats.LastSyncError.Store(&msg)
+		s.log.Error("wal sync failed", "err", err)
+		return err
+	}
+	s.stats.LastDurable.Store(s.now().Unix())
+	return nil
+}
+
 func (s *Store) syncLoop() {
 	defer s.done.Done()
 	t := time.NewTicker(time.Second)
@@ -321,14 +353,9 @@ func (s *Store) syncLoop() {
 		if SyncMode(s.sync.Load()) != SyncEverySec || s.writes.Swap(0) == 0 {
 			continue
 		}
-		if err := s.eng.SyncWAL(); err != nil {
-			msg := err.Error()
-			s.stats.LastSyncError.Store(&msg)
-			s.log.Error("wal sync failed", "err", err)
-			continue
+		if err := s.SyncWAL(); err == nil {
+			s.stats.LastSyncError.Store(nil)
 		}
-		s.stats.LastSyncError.Store(nil)
-		s.stats.LastDurable.Store(time.Now().Unix())
 	}
 }
 

@@ -27,7 +27,15 @@ type Tx struct {
 	lockAll bool
 	// noSync commits without waiting for the disk even under
 	// appendfsync always (background work that is safe to redo).
-	noSync  bool
+	noSync bool
+	// deferSync (set by DeferSync) makes an appendfsync-always commit skip
+	// its own fsync and set SyncPending instead.
+	deferSync bool
+	// SyncPending reports that Commit wrote under appendfsync always
+	// without syncing: the caller must call Store.SyncWAL before it
+	// acknowledges the write.
+	SyncPending bool
+
 	stripes []uint16
 	locked  [stripeCount / 64]uint64
 
@@ -123,6 +131,13 @@ func (s *Store) newTx() *Tx {
 	return tx
 }
 
+// DeferSync lets the caller batch the fsyncs of appendfsync always: the
+// server defers each command's sync to the moment it is about to send
+// replies, so a pipeline of writes — and concurrent clients doing the same —
+// share one fsync, as Redis syncs its AOF once per event-loop pass. No reply
+// may be sent for a write before that sync succeeds.
+func (tx *Tx) DeferSync() { tx.deferSync = true }
+
 // Writable reports whether the Tx may write.
 func (tx *Tx) Writable() bool { return tx.b != nil }
 
@@ -142,16 +157,22 @@ func (tx *Tx) Commit() error {
 		return nil
 	}
 	mode := SyncMode(tx.s.sync.Load())
-	if err := tx.b.Commit(mode == SyncAlways && !tx.noSync); err != nil {
+	syncNow := mode == SyncAlways && !tx.noSync && !tx.deferSync
+	if err := tx.b.Commit(syncNow); err != nil {
 		tx.s.stats.CommitErrors.Add(1)
+		// The engine may have applied part of what it refused; the
+		// background loop re-reads the key counts from it.
+		tx.s.countsStale.Store(true)
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.s.stats.Commits.Add(1)
 	switch {
 	case mode == SyncEverySec:
 		tx.s.writes.Add(1)
-	case mode == SyncAlways && !tx.noSync:
+	case syncNow:
 		tx.s.stats.LastDurable.Store(tx.NowMs / 1000)
+	case mode == SyncAlways && tx.deferSync:
+		tx.SyncPending = true
 	}
 	// The stripe locks are still held: nobody else can have moved these
 	// shards since they were read above.
