@@ -97,59 +97,72 @@ func toDeadline(n int64, u expireUnit, nowMs int64) (int64, bool) {
 	return n, true
 }
 
-func cmdSet(x *ctx) {
-	var a store.SetArgs
-	hasExpire := false
-	for i := 3; i < len(x.args); i++ {
-		opt := strings.ToUpper(x.argStr(i))
+// stringOpts are the options shared by SET and GETEX.
+type stringOpts struct {
+	cond    store.SetCond
+	get     bool
+	keepTTL bool
+	persist bool
+	// expire is the last expiry argument given (nil for none), in unit.
+	expire []byte
+	unit   expireUnit
+}
+
+// parseStringOpts parses SET's (set) or GETEX's options as Redis's
+// parseExtendedStringArgumentsOrReply does: an option may repeat (the last
+// expiry wins, and only it is ever validated as a number), but NX/XX and
+// the expiry forms (EX, PX, EXAT, PXAT, KEEPTTL, PERSIST) exclude one
+// another. It reports false on a syntax error.
+func parseStringOpts(args [][]byte, set bool) (stringOpts, bool) {
+	var o stringOpts
+	for i := 0; i < len(args); i++ {
 		var u expireUnit
-		switch opt {
-		case "NX":
-			if a.Cond == store.SetXX {
-				x.syntaxError()
-				return
-			}
-			a.Cond = store.SetNX
+		switch opt := strings.ToUpper(string(args[i])); {
+		case set && opt == "NX" && o.cond != store.SetXX:
+			o.cond = store.SetNX
 			continue
-		case "XX":
-			if a.Cond == store.SetNX {
-				x.syntaxError()
-				return
-			}
-			a.Cond = store.SetXX
+		case set && opt == "XX" && o.cond != store.SetNX:
+			o.cond = store.SetXX
 			continue
-		case "GET":
-			a.Get = true
+		case set && opt == "GET":
+			o.get = true
 			continue
-		case "KEEPTTL":
-			if hasExpire {
-				x.syntaxError()
-				return
-			}
-			a.KeepTTL = true
+		case set && opt == "KEEPTTL" && o.expire == nil:
+			o.keepTTL = true
 			continue
-		case "EX":
-		case "PX":
+		case !set && opt == "PERSIST" && o.expire == nil:
+			o.persist = true
+			continue
+		case opt == "EX":
+		case opt == "PX":
 			u.ms = true
-		case "EXAT":
+		case opt == "EXAT":
 			u.absolute = true
-		case "PXAT":
+		case opt == "PXAT":
 			u.ms, u.absolute = true, true
 		default:
-			x.syntaxError()
-			return
+			return o, false
 		}
-		if hasExpire || a.KeepTTL || i+1 >= len(x.args) {
-			x.syntaxError()
-			return
+		if o.keepTTL || o.persist || (o.expire != nil && o.unit != u) || i+1 >= len(args) {
+			return o, false
 		}
-		hasExpire = true
 		i++
-		d, ok := x.parseDeadline(x.arg(i), u, "set")
-		if !ok {
+		o.expire, o.unit = args[i], u
+	}
+	return o, true
+}
+
+func cmdSet(x *ctx) {
+	o, ok := parseStringOpts(x.args[3:], true)
+	if !ok {
+		x.syntaxError()
+		return
+	}
+	a := store.SetArgs{Cond: o.cond, Get: o.get, KeepTTL: o.keepTTL}
+	if o.expire != nil {
+		if a.ExpireMs, ok = x.parseDeadline(o.expire, o.unit, "set"); !ok {
 			return
 		}
-		a.ExpireMs = d
 	}
 	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), a)
 	switch {
@@ -213,48 +226,37 @@ func cmdGetDel(x *ctx) {
 }
 
 func cmdGetEx(x *ctx) {
-	var act store.ExpireAction
-	for i := 2; i < len(x.args); i++ {
-		var u expireUnit
-		switch strings.ToUpper(x.argStr(i)) {
-		case "PERSIST":
-			if act.Set || act.Persist {
-				x.syntaxError()
-				return
-			}
-			act.Persist = true
-			continue
-		case "EX":
-		case "PX":
-			u.ms = true
-		case "EXAT":
-			u.absolute = true
-		case "PXAT":
-			u.ms, u.absolute = true, true
-		default:
-			x.syntaxError()
-			return
-		}
-		if act.Set || act.Persist || i+1 >= len(x.args) {
-			x.syntaxError()
-			return
-		}
-		i++
-		d, ok := x.parseDeadline(x.arg(i), u, "getex")
-		if !ok {
-			return
-		}
-		act.Set, act.ExpireMs = true, d
+	o, ok := parseStringOpts(x.args[2:], false)
+	if !ok {
+		x.syntaxError()
+		return
 	}
-	v, ok, err := x.tx.GetEx(x.db(), x.arg(1), act)
+	// Redis looks the key up before it validates the expiry: a missing key
+	// answers nil and a key of another type WRONGTYPE, whatever the expiry
+	// says.
+	v, found, err := x.tx.GetString(x.db(), x.arg(1))
 	switch {
 	case err != nil:
 		x.storeError(err)
-	case !ok:
+		return
+	case !found:
 		x.w.NullBulk()
-	default:
-		x.w.Bulk(v)
+		return
 	}
+	act := store.ExpireAction{Persist: o.persist}
+	if o.expire != nil {
+		if act.ExpireMs, ok = x.parseDeadline(o.expire, o.unit, "getex"); !ok {
+			return
+		}
+		act.Set = true
+	}
+	if act.Set || act.Persist {
+		if v, _, err = x.tx.GetEx(x.db(), x.arg(1), act); err != nil {
+			x.storeError(err)
+			return
+		}
+	}
+	x.w.Bulk(v)
 }
 
 func cmdMGet(x *ctx) {
@@ -352,12 +354,9 @@ func incrBy(x *ctx, delta int64) {
 }
 
 func cmdIncrByFloat(x *ctx) {
-	delta, ok := rconv.ParseLongDouble(x.arg(2))
-	if !ok {
-		x.errorReply(string(store.ErrNotFloat))
-		return
-	}
-	v, err := x.tx.IncrByFloat(x.db(), x.arg(1), delta)
+	// The store checks the key's type before it reads the increment, as
+	// Redis does.
+	v, err := x.tx.IncrByFloat(x.db(), x.arg(1), x.arg(2))
 	if err != nil {
 		x.storeError(err)
 		return
@@ -422,6 +421,11 @@ func cmdSetRange(x *ctx) {
 }
 
 func cmdLCS(x *ctx) {
+	// Redis reads (and type-checks) both keys before it parses the options.
+	a, b, ok := x.lcsInputs()
+	if !ok {
+		return
+	}
 	var wantLen, wantIdx, withLen bool
 	var minLen int64
 	for i := 3; i < len(x.args); i++ {
@@ -451,10 +455,6 @@ func cmdLCS(x *ctx) {
 	}
 	if wantLen && wantIdx {
 		x.errorReply("ERR If you want both the length and indexes, please just use IDX.")
-		return
-	}
-	a, b, ok := x.lcsInputs()
-	if !ok {
 		return
 	}
 	if (uint64(len(a))+1)*(uint64(len(b))+1)*4 > uint64(x.srv.cfg.ProtoMaxBulkLen()) {
@@ -492,19 +492,25 @@ func cmdLCS(x *ctx) {
 	}
 }
 
-// lcsInputs reads LCS's two string keys (a missing key is empty).
+// lcsInputs reads LCS's two string keys (a missing key is empty). Like
+// Redis, it looks both up before it checks their types, so both count as
+// keyspace hits.
 func (x *ctx) lcsInputs() (a, b []byte, ok bool) {
+	wrongType := false
 	for i, dst := range []*[]byte{&a, &b} {
 		v, _, err := x.tx.GetString(x.db(), x.arg(1+i))
-		if err == store.ErrWrongType {
-			x.errorReply("ERR The specified keys must contain string values")
-			return nil, nil, false
-		}
-		if err != nil {
+		switch {
+		case err == store.ErrWrongType:
+			wrongType = true
+		case err != nil:
 			x.storeError(err)
 			return nil, nil, false
 		}
 		*dst = bytes.Clone(v)
+	}
+	if wrongType {
+		x.errorReply("ERR The specified keys must contain string values")
+		return nil, nil, false
 	}
 	return a, b, true
 }

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"math"
+	"math/big"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/rconv"
@@ -10,12 +12,19 @@ import (
 // GetString returns the value of a string key. The value aliases a buffer
 // of the Tx that the next read reuses.
 func (tx *Tx) GetString(db int, key []byte) ([]byte, bool, error) {
-	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
-	if err != nil || !ok {
-		tx.s.stats.KeyspaceMisses.Add(1)
+	m, ok, err := tx.meta(db, key)
+	if err != nil {
 		return nil, false, err
 	}
+	// As in Redis, finding a key of the wrong type is still a hit.
+	if !ok {
+		tx.s.stats.KeyspaceMisses.Add(1)
+		return nil, false, nil
+	}
 	tx.s.stats.KeyspaceHits.Add(1)
+	if m.Type != encoding.TypeString {
+		return nil, false, ErrWrongType
+	}
 	return m.Value, true, nil
 }
 
@@ -56,12 +65,18 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 	if err != nil {
 		return res, err
 	}
-	if a.Get && exists {
-		if cur.Type != encoding.TypeString {
-			return res, ErrWrongType
+	if a.Get {
+		// GET reads the key as GET does, and counts as a lookup.
+		if !exists {
+			tx.s.stats.KeyspaceMisses.Add(1)
+		} else {
+			tx.s.stats.KeyspaceHits.Add(1)
+			if cur.Type != encoding.TypeString {
+				return res, ErrWrongType
+			}
+			res.Old = append([]byte(nil), cur.Value...)
+			res.OldFound = true
 		}
-		res.Old = append([]byte(nil), cur.Value...)
-		res.OldFound = true
 	}
 	if (a.Cond == SetNX && exists) || (a.Cond == SetXX && !exists) {
 		return res, nil
@@ -121,7 +136,9 @@ type ExpireAction struct {
 	ExpireMs int64
 }
 
-// GetEx returns a string key's value and applies act to its deadline.
+// GetEx returns a string key's value and applies act to its deadline. It
+// does not count as a keyspace hit or miss: GETEX counts its lookup with
+// GetString before it validates the expiry.
 func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) {
 	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
 	if err != nil || !ok {
@@ -169,26 +186,111 @@ func (tx *Tx) IncrBy(db int, key []byte, delta int64) (int64, error) {
 	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n))
 }
 
-// IncrByFloat adds delta to the number in a string key and returns the new
-// value as Redis prints it.
-func (tx *Tx) IncrByFloat(db int, key []byte, delta float64) ([]byte, error) {
+// IncrByFloat adds delta, a number as the client sent it, to the number in a
+// string key (absent counts as 0) and returns the new value as Redis prints
+// it. As in Redis, the key's type is checked before either number.
+func (tx *Tx) IncrByFloat(db int, key, delta []byte) ([]byte, error) {
 	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
 	if err != nil {
 		return nil, err
 	}
-	var cur float64
+	cur := []byte("0")
 	if ok {
-		var valid bool
-		if cur, valid = rconv.ParseLongDouble(m.Value); !valid {
-			return nil, ErrNotFloat
-		}
+		cur = m.Value
 	}
-	n := cur + delta
-	if math.IsNaN(n) || math.IsInf(n, 0) {
+	out, err := incrLongDouble(cur, delta)
+	if err != nil {
+		return nil, err
+	}
+	return out, tx.updateString(db, key, m.ExpireMs, out)
+}
+
+// ldMaxExp bounds the binary exponent of a finite x87 long double: every
+// one is below 2^16384.
+const ldMaxExp = 16384
+
+// incrLongDouble computes cur+delta as INCRBYFLOAT and HINCRBYFLOAT do: both
+// numbers read by strtold into x87 80-bit long doubles (a 64-bit
+// significand), added with the sum rounded to nearest-even, and printed with
+// "%.17Lf" minus trailing zeros. Float64 arithmetic would differ visibly:
+// 1e17 + 123456789.123456789 is 100000000123456789.125 in Redis, and
+// 1e308 + 1e308 is finite.
+func incrLongDouble(cur, delta []byte) ([]byte, error) {
+	a, aInf, ok := parseLongDouble(cur)
+	if !ok {
+		return nil, ErrNotFloat
+	}
+	b, bInf, ok := parseLongDouble(delta)
+	if !ok {
+		return nil, ErrNotFloat
+	}
+	if aInf || bInf {
+		// inf+x is infinite and inf-inf is NaN: an error either way.
 		return nil, ErrNaNOrInf
 	}
-	out := rconv.AppendHumanFloat(nil, n)
-	return out, tx.updateString(db, key, m.ExpireMs, out)
+	a.Add(a, b)
+	if a.MantExp(nil) > ldMaxExp {
+		return nil, ErrNaNOrInf
+	}
+	out := a.Append(nil, 'f', 17)
+	// "%.17Lf" always prints a point, so there are zeros to trim.
+	out = bytes.TrimRight(out, "0")
+	out = bytes.TrimSuffix(out, []byte("."))
+	if string(out) == "-0" {
+		out = out[1:]
+	}
+	return out, nil
+}
+
+// parseLongDouble reads b as Redis's string2ld does, exactly, into a 64-bit
+// significand. It reports an infinity separately, since big.Float arithmetic
+// on one could produce a NaN (which panics).
+func parseLongDouble(b []byte) (x *big.Float, inf, ok bool) {
+	f, ok := rconv.ParseLongDouble(b)
+	if !ok {
+		return nil, false, false
+	}
+	x = new(big.Float).SetPrec(64)
+	if n, isInt := rconv.ParseInt(b); isInt {
+		return x.SetInt64(n), false, true
+	}
+	if math.IsInf(f, 0) && bytes.ContainsAny(b, "iI") {
+		// Only "inf" and "infinity" contain an i; 1e400 is finite here.
+		return nil, true, true
+	}
+	if f == 0 && zeroMantissa(b) {
+		// Zero, whatever its exponent: big.Rat refuses exponents past a
+		// million, and would compute 10^exp for smaller ones.
+		return x, false, true
+	}
+	// big.Rat reads strtold's decimal and hexadecimal syntax exactly, and
+	// SetRat rounds to nearest-even as strtold does. The exponent of a
+	// nonzero long double in its 5119 bytes is small enough to compute.
+	r, ok := new(big.Rat).SetString(string(b))
+	if !ok {
+		return nil, false, false
+	}
+	return x.SetRat(r), false, true
+}
+
+// zeroMantissa reports whether the number b (valid for strtold) has only
+// zero digits before its exponent.
+func zeroMantissa(b []byte) bool {
+	b = bytes.TrimLeft(b, "+-")
+	hex := len(b) >= 2 && b[0] == '0' && b[1]|0x20 == 'x'
+	if hex {
+		b = b[2:]
+	}
+	for _, c := range b {
+		switch {
+		case c == '0' || c == '.':
+		case hex && c|0x20 == 'p', !hex && c|0x20 == 'e':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Append appends to a string key (creating it) and returns the new length.
@@ -198,9 +300,10 @@ func (tx *Tx) Append(db int, key, suffix []byte, maxLen int64) (int64, error) {
 		return 0, err
 	}
 	if !ok {
+		// A new key is just the suffix, which the protocol already
+		// bounded; Redis checks the length only when appending.
 		m = encoding.Meta{Type: encoding.TypeString}
-	}
-	if int64(len(m.Value))+int64(len(suffix)) > maxLen {
+	} else if int64(len(m.Value)) > maxLen-int64(len(suffix)) {
 		return 0, ErrTooBig
 	}
 	v := make([]byte, 0, len(m.Value)+len(suffix))
@@ -218,7 +321,8 @@ func (tx *Tx) SetRange(db int, key []byte, offset int64, value []byte, maxLen in
 	if len(value) == 0 {
 		return int64(len(m.Value)), nil
 	}
-	if offset+int64(len(value)) > maxLen {
+	// Written so that a huge offset cannot overflow.
+	if offset > maxLen-int64(len(value)) {
 		return 0, ErrTooBig
 	}
 	if !ok {
