@@ -12,6 +12,13 @@ import (
 // reads everything: for tests and offline checks, not for a live server
 // under load (it takes every lock).
 func Check(s *Store) error {
+	if err := checkKeys(s); err != nil {
+		return err
+	}
+	return CheckHashFields(s)
+}
+
+func checkKeys(s *Store) error {
 	tx := s.BeginAll()
 	defer tx.Close()
 	for db := range s.databases {

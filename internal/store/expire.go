@@ -31,7 +31,11 @@ func (s *Store) reapLoop() {
 		if stopped {
 			continue
 		}
-		if _, err := s.ReapExpired(reapBudget); err != nil {
+		_, err := s.ReapExpired(reapBudget)
+		if err == nil {
+			_, err = s.ReapExpiredFields(reapBudget)
+		}
+		if err != nil {
 			if errors.Is(err, engine.ErrFailed) {
 				// Nothing can be reclaimed until a restart; say so once.
 				s.log.Error("expiry reaper stopped: the engine accepts no writes", "err", err)
