@@ -38,6 +38,11 @@ type Pebble struct {
 // can leave Pebble's commit mutex held for good.
 const closeWait = 2 * time.Second
 
+// memTableSize is the size of one memtable. Larger ones flush less often
+// but make every point lookup in them slower (a deeper skiplist over more
+// memory); 32 MB keeps lookups cheap and flushes infrequent.
+const memTableSize = 32 << 20
+
 // OpenPebble opens (creating if needed) a Pebble store in dir.
 func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	if o.CacheSize <= 0 {
@@ -47,13 +52,17 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 		o.Logger = slog.Default()
 	}
 	h := &health{log: o.Logger}
-	cache := pebble.NewCache(o.CacheSize)
+	// Pebble reserves the memory of its memtables inside the block cache:
+	// a cache no bigger than the memtables caches nothing at all. The cache
+	// is sized so that CacheSize bytes stay for blocks with the usual two
+	// memtables (one filling, one flushing) reserved beside them.
+	cache := pebble.NewCache(o.CacheSize + 2*memTableSize)
 	defer cache.Unref()
 	opts := &pebble.Options{
 		Cache:                       cache,
 		FS:                          o.FS,
 		EventListener:               eventListener(h),
-		MemTableSize:                64 << 20,
+		MemTableSize:                memTableSize,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       24,

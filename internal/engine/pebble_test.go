@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -88,5 +89,36 @@ func TestSnapshotIsFrozen(t *testing.T) {
 	}
 	if len(p.Stats()) == 0 {
 		t.Fatal("no stats")
+	}
+}
+
+// Pebble reserves its memtables' memory inside the block cache; a cache
+// sized without room for them caches nothing, and every point read goes to
+// disk. This checks that reads of flushed data are served from the cache.
+func TestBlockCacheServesRepeatedReads(t *testing.T) {
+	p, err := OpenPebble("", PebbleOptions{FS: vfs.NewMem(), CacheSize: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	b := p.NewBatch()
+	for i := range 20000 {
+		_ = b.Set(fmt.Appendf(nil, "key%06d", i), bytes.Repeat([]byte{'v'}, 64))
+	}
+	if err := b.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.Close()
+	if err := p.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		if _, err := p.Get([]byte("key012345"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := p.db.Metrics()
+	if m.BlockCache.Size == 0 || m.BlockCache.Hits < 90 {
+		t.Fatalf("block cache holds %d bytes, %d hits of 100 repeated reads", m.BlockCache.Size, m.BlockCache.Hits)
 	}
 }
