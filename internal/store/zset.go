@@ -1,0 +1,1859 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/glob"
+)
+
+// Sorted sets keep two records per member (docs/encoding.md), always
+// written in the same batch: member → score in FamilySub, for ZSCORE and
+// updates, and score|member → nothing in FamilyScore, whose byte order is
+// the set's order (score, then member bytes).
+//
+// What that layout costs. Whatever is addressed by member or score is a
+// seek: ZSCORE, ZADD and ZREM are point reads, ZRANGEBYSCORE and ZRANGE
+// BYSCORE/BYLEX seek to their first entry and then read only what they
+// return (plus a LIMIT offset). Nothing indexes ranks, so a rank is found by
+// counting entries: ZRANK, ZRANGE by rank, ZREMRANGEBYRANK, ZCOUNT and
+// ZLEXCOUNT are O(distance) where Redis's skiplist is O(log N). Each counts
+// from the nearer end of the index (racing from both ends when which one is
+// nearer is not known beforehand), so the work is O(min(r, N-r)) for rank r
+// and O(min(M, N-M)) to count M entries: ZRANGE 0 10, ZREVRANGE 0 10 and
+// ZCOUNT key -inf +inf are quick on any size; a rank in the middle of a big
+// set is the expensive case. ZRANDMEMBER walks to its random ranks the same
+// way.
+//
+// Removing a long run of the score index (ZREMRANGEBY*, ZPOPMIN/ZPOPMAX/
+// ZMPOP with a count) writes one range tombstone over it instead of a point
+// tombstone per entry (zdropRun). Neither kind keeps a set churned at one
+// end fast: its dead entries pile up in front of the live ones until
+// compactions drop them, and reads from that end step over them
+// (BenchmarkZSetHeadChurn).
+
+// ErrScoreNaN is ZADD INCR's and ZINCRBY's error for a sum that is not a
+// number (inf + -inf).
+const ErrScoreNaN Error = "ERR resulting score is not a number (NaN)"
+
+// Redis 7's listpack limits for sorted sets (zset-max-listpack-entries and
+// zset-max-listpack-value), for OBJECT ENCODING and ZSCAN.
+const (
+	zsetListpackEntries = 128
+	zsetListpackValue   = 64
+)
+
+// ZMember is one member of a sorted set and its score.
+type ZMember struct {
+	Member []byte
+	Score  float64
+}
+
+// ZAddArgs are ZADD's conditions; Incr makes the (single) score an
+// increment.
+type ZAddArgs struct {
+	NX, XX, GT, LT, Incr bool
+}
+
+// ZAddResult reports what ZAdd did.
+type ZAddResult struct {
+	Added, Updated int64
+	// Score is the member's score after ZADD INCR; Done is false when a
+	// condition (NX, XX, GT, LT) left the member alone, which Redis
+	// answers with nil.
+	Score float64
+	Done  bool
+}
+
+// ScoreBound is one end of a score range ("1.5", "(1.5", "-inf").
+type ScoreBound struct {
+	Score     float64
+	Exclusive bool
+}
+
+// LexBound is one end of a lexicographical range: "[a", "(a", "-" or "+".
+type LexBound struct {
+	Kind      LexKind
+	Value     []byte
+	Exclusive bool
+}
+
+// LexKind says whether a LexBound is a member or one of the infinities.
+type LexKind uint8
+
+// Lex bound kinds.
+const (
+	LexValue  LexKind = iota
+	LexMinInf         // "-": below every member
+	LexMaxInf         // "+": above every member
+)
+
+// ZRangeBy says how a ZRange selects members.
+type ZRangeBy uint8
+
+// Kinds of range.
+const (
+	ZByRank ZRangeBy = iota
+	ZByScore
+	ZByLex
+)
+
+// ZRange is a range of a sorted set as ZRANGE and its relatives give it.
+// With Rev, ranks count from the highest score and the members come highest
+// first; Min and Max keep their meaning (the caller swaps ZREVRANGEBYSCORE's
+// max-first arguments).
+type ZRange struct {
+	By  ZRangeBy
+	Rev bool
+	// Start and Stop are ranks (ZByRank), negative counting from the end.
+	Start, Stop int64
+	// Min and Max bound scores (ZByScore).
+	Min, Max ScoreBound
+	// LexMin and LexMax bound members (ZByLex).
+	LexMin, LexMax LexBound
+	// Offset and Count are LIMIT (ZByScore and ZByLex): a negative Offset
+	// selects nothing and a negative Count means no limit, as in Redis.
+	// Set Count to -1 when there is no LIMIT.
+	Offset, Count int64
+}
+
+// ZAggregate is how ZUNION and ZINTER combine a member's scores.
+type ZAggregate uint8
+
+// Aggregates.
+const (
+	ZSum ZAggregate = iota
+	ZMin
+	ZMax
+)
+
+// ZSetOp is a set operation over sorted sets (and plain sets, whose
+// members count with score 1).
+type ZSetOp uint8
+
+// Set operations.
+const (
+	ZUnion ZSetOp = iota
+	ZInter
+	ZDiff
+)
+
+// ZScanArgs are ZSCAN's options.
+type ZScanArgs struct {
+	Count int
+	// Pattern filters members (nil: all).
+	Pattern []byte
+}
+
+// --- Writing ------------------------------------------------------------------
+
+// zwriter is one write command's view of a sorted set: the collection and
+// reusable key buffers.
+type zwriter struct {
+	tx         *Tx
+	c          *collection
+	kb, sb, gb []byte
+	vb         [8]byte
+}
+
+// openZSet opens key as a sorted set for writing (ErrWrongType for another
+// type).
+func (tx *Tx) openZSet(db int, key []byte) (*zwriter, error) {
+	c, err := tx.openCollection(db, key, encoding.TypeZSet)
+	if err != nil {
+		return nil, err
+	}
+	return &zwriter{tx: tx, c: c}, nil
+}
+
+func (z *zwriter) subKey(member []byte) []byte {
+	z.kb = append(append(z.kb[:0], z.c.Prefix(encoding.FamilySub)...), member...)
+	return z.kb
+}
+
+func (z *zwriter) scoreKey(score float64, member []byte) []byte {
+	z.sb = encoding.AppendScoreKey(z.sb[:0], z.c.Prefix(encoding.FamilyScore), score, member)
+	return z.sb
+}
+
+// score reads a member's score through the batch (this command's own
+// writes included).
+func (z *zwriter) score(member []byte) (float64, bool, error) {
+	if !z.c.Exists && z.c.Meta.Version == 0 {
+		return 0, false, nil
+	}
+	v, err := z.tx.r.Get(z.subKey(member), z.gb[:0])
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	z.gb = v
+	s, err := encoding.DecodeScore(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("zset %q member %q: %w", z.c.key, member, err)
+	}
+	return s, true, nil
+}
+
+// put writes both records of a member new to the set.
+func (z *zwriter) put(member []byte, score float64) error {
+	binary.BigEndian.PutUint64(z.vb[:], encoding.ScoreBits(score))
+	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
+		return err
+	}
+	if err := z.tx.set(z.c, z.scoreKey(score, member), nil); err != nil {
+		return err
+	}
+	z.c.Meta.Size++
+	return nil
+}
+
+// move changes the score of a member from old to score.
+func (z *zwriter) move(member []byte, old, score float64) error {
+	if err := z.tx.del(z.c, z.scoreKey(old, member)); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint64(z.vb[:], encoding.ScoreBits(score))
+	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
+		return err
+	}
+	return z.tx.set(z.c, z.scoreKey(score, member), nil)
+}
+
+// remove deletes both records of a member.
+func (z *zwriter) remove(member []byte, score float64) error {
+	if err := z.tx.del(z.c, z.subKey(member)); err != nil {
+		return err
+	}
+	if err := z.tx.del(z.c, z.scoreKey(score, member)); err != nil {
+		return err
+	}
+	z.c.Meta.Size--
+	return nil
+}
+
+// ZAdd adds members or updates their scores under ZADD's conditions. A
+// member repeated in pairs is added, then updated, as in Redis. The caller
+// has checked the option combinations (NX with XX, GT or LT; INCR with more
+// than one pair).
+func (tx *Tx) ZAdd(db int, key []byte, a ZAddArgs, pairs []ZMember) (ZAddResult, error) {
+	var res ZAddResult
+	z, err := tx.openZSet(db, key)
+	if err != nil {
+		return res, err
+	}
+	if !z.c.Exists {
+		if a.XX {
+			return res, nil
+		}
+		if err := tx.create(z.c); err != nil {
+			return res, err
+		}
+	}
+	for _, p := range pairs {
+		cur, found, err := z.score(p.Member)
+		if err != nil {
+			return res, err
+		}
+		score := p.Score
+		if !found {
+			if a.XX {
+				continue
+			}
+			if err := z.put(p.Member, score); err != nil {
+				return res, err
+			}
+			res.Added++
+			res.Score, res.Done = score, true
+			continue
+		}
+		if a.NX {
+			continue
+		}
+		if a.Incr {
+			score += cur
+			if math.IsNaN(score) {
+				return res, ErrScoreNaN
+			}
+		}
+		if (a.LT && score >= cur) || (a.GT && score <= cur) {
+			continue
+		}
+		res.Score, res.Done = score, true
+		if score == cur {
+			continue
+		}
+		if err := z.move(p.Member, cur, score); err != nil {
+			return res, err
+		}
+		res.Updated++
+	}
+	if res.Added+res.Updated == 0 {
+		return res, nil
+	}
+	return res, tx.save(z.c)
+}
+
+// ZRem removes members and returns how many there were.
+func (tx *Tx) ZRem(db int, key []byte, members [][]byte) (int64, error) {
+	z, err := tx.openZSet(db, key)
+	if err != nil || !z.c.Exists {
+		return 0, err
+	}
+	var n int64
+	for _, m := range members {
+		s, found, err := z.score(m)
+		if err != nil {
+			return 0, err
+		}
+		if !found {
+			continue
+		}
+		if err := z.remove(m, s); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, tx.save(z.c)
+}
+
+// zrunRangeDelete is the length from which zdropRun deletes a run of the
+// score index with one range tombstone instead of a point tombstone per
+// entry. Short runs get point tombstones: each range tombstone in a
+// memtable makes every new iterator over it re-fragment all of them, so
+// one per ZPOPMIN would make a churned set's reads and writes O(n) in the
+// number of tombstones (BenchmarkZSetHeadChurn shows the collapse).
+const zrunRangeDelete = 64
+
+// zdropRun removes a run of consecutive score index entries gathered by a
+// runCollector. Taking every member deletes the key instead (save: one
+// range tombstone per family, whatever the size).
+//
+// A long run's score index part is one range tombstone rather than a point
+// tombstone per entry: one record instead of thousands for a big
+// ZREMRANGEBYSCORE, and once a flush has put the tombstone and the entries
+// it covers in different levels, readers jump over the run with one seek
+// and compaction drops the covered entries at once. The member index needs
+// point deletes either way (its entries are spread by member bytes).
+func (tx *Tx) zdropRun(z *zwriter, run *runCollector) error {
+	if uint64(len(run.members)) >= z.c.Meta.Size {
+		z.c.Meta.Size = 0
+		return nil
+	}
+	for _, m := range run.members {
+		if err := tx.del(z.c, z.subKey(m)); err != nil {
+			return err
+		}
+	}
+	z.c.Meta.Size -= uint64(len(run.members))
+	if len(run.members) < zrunRangeDelete {
+		for i, m := range run.members {
+			if err := tx.del(z.c, z.scoreKey(run.scores[i], m)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := tx.checkWrite(z.c.key); err != nil {
+		return err
+	}
+	first, last := run.first, run.last
+	if bytes.Compare(first, last) > 0 {
+		first, last = last, first
+	}
+	return tx.b.DeleteRange(first, append(bytes.Clone(last), 0))
+}
+
+// runCollector gathers a run of score index entries for zdropRun and,
+// optionally, the members for the reply.
+type runCollector struct {
+	// first and last are the keys of the run's ends, in walking order.
+	first, last []byte
+	members     [][]byte
+	scores      []float64
+	out         *zarena
+}
+
+func (r *runCollector) add(k []byte, plen int) error {
+	score, member, err := zentry(k, plen)
+	if err != nil {
+		return err
+	}
+	if r.first == nil {
+		r.first = bytes.Clone(k)
+	}
+	r.last = append(r.last[:0], k...)
+	r.members = append(r.members, bytes.Clone(member))
+	r.scores = append(r.scores, score)
+	if r.out != nil {
+		r.out.add(member, score)
+	}
+	return nil
+}
+
+// ZPop removes and returns up to count members with the lowest scores
+// (with highest, the highest), in pop order. An absent key yields
+// nothing; a count below 1 only checks the key's type. It is the core of
+// ZPOPMIN, ZPOPMAX, ZMPOP and their blocking variants.
+func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, error) {
+	z, err := tx.openZSet(db, key)
+	if err != nil || !z.c.Exists || count < 1 {
+		return nil, err
+	}
+	p := z.c.Prefix(encoding.FamilyScore)
+	it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return nil, err
+	}
+	var out zarena
+	run := runCollector{out: &out}
+	step := it.Next
+	ok := it.First()
+	if highest {
+		step, ok = it.Prev, it.Last()
+	}
+	for n := int64(0); ok && n < count; ok, n = step(), n+1 {
+		if err := run.add(it.Key(), len(p)); err != nil {
+			it.Close()
+			return nil, err
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, err
+	}
+	if len(run.members) == 0 {
+		return nil, nil
+	}
+	if err := tx.zdropRun(z, &run); err != nil {
+		return nil, err
+	}
+	return out.done(), tx.save(z.c)
+}
+
+// ZMPop pops from the first of keys that holds a sorted set, as ZMPOP and
+// BZMPOP do: absent keys are skipped, and a key of another type before the
+// first sorted set is ErrWrongType. It returns the index in keys of the key
+// popped from, or -1 when none holds a sorted set.
+func (tx *Tx) ZMPop(db int, keys [][]byte, highest bool, count int64) (int, []ZMember, error) {
+	for i, k := range keys {
+		_, ok, err := tx.typedMeta(db, k, encoding.TypeZSet)
+		if err != nil {
+			return -1, nil, err
+		}
+		if !ok {
+			continue
+		}
+		ms, err := tx.ZPop(db, k, highest, count)
+		return i, ms, err
+	}
+	return -1, nil, nil
+}
+
+// ZRemRange removes the members of a range (ZREMRANGEBYRANK, BYSCORE,
+// BYLEX; r.Rev, Offset and Count are ignored) and returns how many.
+func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
+	z, err := tx.openZSet(db, key)
+	if err != nil || !z.c.Exists {
+		return 0, err
+	}
+	v := &zview{tx: tx, r: tx.r, m: z.c.Meta, stable: true, score: z.c.Prefix(encoding.FamilyScore), sub: z.c.Prefix(encoding.FamilySub)}
+	r.Rev, r.Offset, r.Count = false, 0, -1
+	if r.By == ZByRank {
+		start, stop, ok := clampRanks(r.Start, r.Stop, int64(v.m.Size))
+		if !ok {
+			return 0, nil
+		}
+		if start == 0 && stop == int64(v.m.Size)-1 {
+			// Everything: no need to read what is deleted.
+			n := int64(v.m.Size)
+			z.c.Meta.Size = 0
+			return n, tx.save(z.c)
+		}
+	}
+	run := runCollector{}
+	if err := v.walk(r, func(k []byte) error { return run.add(k, len(v.score)) }); err != nil {
+		return 0, err
+	}
+	if len(run.members) == 0 {
+		return 0, nil
+	}
+	if err := tx.zdropRun(z, &run); err != nil {
+		return 0, err
+	}
+	return int64(len(run.members)), tx.save(z.c)
+}
+
+// zstore replaces whatever dst holds with a sorted set of ms (distinct
+// members), or deletes dst when ms is empty, as ZRANGESTORE, ZUNIONSTORE
+// and friends do. The deadline of dst goes with it.
+func (tx *Tx) zstore(db int, dst []byte, ms []ZMember) (int64, error) {
+	if len(ms) == 0 {
+		_, err := tx.deleteKey(db, dst)
+		return 0, err
+	}
+	c := &collection{db: db, pdb: tx.s.phys(db), key: dst, Meta: encoding.Meta{Type: encoding.TypeZSet}}
+	if err := tx.create(c); err != nil {
+		return 0, err
+	}
+	z := &zwriter{tx: tx, c: c}
+	for _, m := range ms {
+		if err := z.put(m.Member, m.Score); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(ms)), tx.putMeta(db, dst, &c.Meta)
+}
+
+// ZRangeStore stores the range r of src in dst (replacing it; deleting it
+// when the range is empty) and returns the number of members stored.
+func (tx *Tx) ZRangeStore(db int, dst, src []byte, r ZRange) (int64, error) {
+	ms, err := tx.zrange(db, src, r, false)
+	if err != nil {
+		return 0, err
+	}
+	return tx.zstore(db, dst, ms)
+}
+
+// --- Reading ------------------------------------------------------------------
+
+// zview is a sorted set as one read sees it.
+type zview struct {
+	tx  *Tx
+	r   engine.Reader
+	m   encoding.Meta
+	pdb uint16
+	key []byte
+	// stable says that m and every iterator of r agree (see zread): only
+	// then is the size trusted to count ranks from the end.
+	stable bool
+	// sub and score are the families' prefixes, built on first use.
+	sub, score []byte
+	release    func()
+}
+
+func (v *zview) subPrefix() []byte {
+	if v.sub == nil {
+		v.sub = encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, v.pdb, v.key, v.m.Version)
+	}
+	return v.sub
+}
+
+func (v *zview) scorePrefix() []byte {
+	if v.score == nil {
+		v.score = encoding.AppendSubKeyPrefix(nil, encoding.FamilyScore, v.pdb, v.key, v.m.Version)
+	}
+	return v.score
+}
+
+func (v *zview) close() {
+	if v.release != nil {
+		v.release()
+		v.release = nil
+	}
+}
+
+// zread opens key as a sorted set for reading. With stable, the metadata
+// and every iterator of the view see one state (the view takes a snapshot
+// unless the Tx already reads one): what needs the size to agree with the
+// index, ranks counted from the end above all, asks for it. counted makes
+// the lookup count as a keyspace hit or miss, as Redis's lookupKeyRead
+// does. The view is nil when the key is absent; close it when done.
+func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
+	v := &zview{tx: tx, r: tx.r}
+	var m encoding.Meta
+	var ok bool
+	var err error
+	if stable && tx.b == nil && tx.snap == nil {
+		snap := tx.s.eng.NewSnapshot()
+		v.r, v.release = snap, func() { _ = snap.Close() }
+		m, ok, err = tx.zmetaFrom(snap, db, key)
+	} else {
+		m, ok, err = tx.typedMeta(db, key, encoding.TypeZSet)
+	}
+	if counted && err == nil {
+		if ok {
+			tx.s.stats.KeyspaceHits.Add(1)
+		} else {
+			tx.s.stats.KeyspaceMisses.Add(1)
+		}
+	}
+	if err != nil || !ok {
+		v.close()
+		return nil, err
+	}
+	m.Value = nil
+	v.m, v.pdb, v.key = m, tx.s.phys(db), key
+	v.stable = stable || tx.b != nil || tx.snap != nil
+	return v, nil
+}
+
+// zmetaFrom reads a live sorted set's metadata through r, bypassing the
+// Tx's metadata cache (which may hold an older state than r): see
+// zmetaFromAny.
+func (tx *Tx) zmetaFrom(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
+	m, ok, err := tx.zmetaFromAny(r, db, key)
+	if err == nil && ok && m.Type != encoding.TypeZSet {
+		return m, false, ErrWrongType
+	}
+	return m, ok, err
+}
+
+// zentry splits a score index key (family prefix of length plen) into its
+// score and member; member aliases k.
+func zentry(k []byte, plen int) (float64, []byte, error) {
+	if len(k) < plen+8 {
+		return 0, nil, fmt.Errorf("%w: score index key of %d bytes", encoding.ErrCorrupt, len(k))
+	}
+	return encoding.ScoreFromBits(binary.BigEndian.Uint64(k[plen:])), k[plen+8:], nil
+}
+
+func (v *zview) scoreIter(lo, hi []byte) (engine.Iterator, error) {
+	if lo == nil {
+		lo = v.scorePrefix()
+	}
+	if hi == nil {
+		hi = encoding.PrefixEnd(v.scorePrefix())
+	}
+	return v.r.NewIter(lo, hi)
+}
+
+// zarena copies members into one buffer, so a reply of n members costs a
+// few allocations instead of n.
+type zarena struct {
+	buf    []byte
+	ends   []int
+	scores []float64
+}
+
+func (a *zarena) add(member []byte, score float64) {
+	a.buf = append(a.buf, member...)
+	a.ends = append(a.ends, len(a.buf))
+	a.scores = append(a.scores, score)
+}
+
+func (a *zarena) len() int { return len(a.ends) }
+
+func (a *zarena) done() []ZMember {
+	out := make([]ZMember, len(a.ends))
+	start := 0
+	for i, end := range a.ends {
+		out[i] = ZMember{Member: a.buf[start:end:end], Score: a.scores[i]}
+		start = end
+	}
+	return out
+}
+
+// clampRanks applies Redis's rank rules to [start, stop] over n members:
+// negative ranks count from the end, the range is clipped to the set, and
+// ok is false when nothing is left.
+func clampRanks(start, stop, n int64) (int64, int64, bool) {
+	if start < 0 {
+		start += n
+	}
+	if stop < 0 {
+		stop += n
+	}
+	start = max(start, 0)
+	if start > stop || start >= n {
+		return 0, 0, false
+	}
+	return start, min(stop, n-1), true
+}
+
+// scoreBounds turns a score range into score index key bounds [lo, hi);
+// ok is false when the range is empty whatever the set holds.
+func scoreBounds(prefix []byte, min, max ScoreBound) (lo, hi []byte, ok bool) {
+	if min.Score > max.Score || (min.Score == max.Score && (min.Exclusive || max.Exclusive)) {
+		return nil, nil, false
+	}
+	// ScoreBits orders scores as numbers and gives -0 and +0 one code, so
+	// the code after a score's is the first of the scores above it.
+	l, h := encoding.ScoreBits(min.Score), encoding.ScoreBits(max.Score)
+	if min.Exclusive {
+		l++
+	}
+	if !max.Exclusive {
+		h++
+	}
+	if l >= h {
+		return nil, nil, false
+	}
+	lo = binary.BigEndian.AppendUint64(bytes.Clone(prefix), l)
+	hi = binary.BigEndian.AppendUint64(bytes.Clone(prefix), h)
+	return lo, hi, true
+}
+
+// lexEmpty reports a lex range that is empty whatever the set holds, as
+// Redis's zslIsInLexRange tests it.
+func lexEmpty(min, max LexBound) bool {
+	c := lexCompareBounds(min, max)
+	return c > 0 || (c == 0 && (min.Exclusive || max.Exclusive || min.Kind != LexValue))
+}
+
+func lexCompareBounds(a, b LexBound) int {
+	if a.Kind != LexValue || b.Kind != LexValue {
+		return cmp.Compare(lexRank(a.Kind), lexRank(b.Kind))
+	}
+	return bytes.Compare(a.Value, b.Value)
+}
+
+func lexRank(k LexKind) int {
+	switch k {
+	case LexMinInf:
+		return -1
+	case LexMaxInf:
+		return 1
+	}
+	return 0
+}
+
+// lexGteMin and lexLteMax test a member against one end of a lex range.
+func lexGteMin(m []byte, min LexBound) bool {
+	switch min.Kind {
+	case LexMinInf:
+		return true
+	case LexMaxInf:
+		return false
+	}
+	c := bytes.Compare(m, min.Value)
+	return c > 0 || (c == 0 && !min.Exclusive)
+}
+
+func lexLteMax(m []byte, max LexBound) bool {
+	switch max.Kind {
+	case LexMinInf:
+		return false
+	case LexMaxInf:
+		return true
+	}
+	c := bytes.Compare(m, max.Value)
+	return c < 0 || (c == 0 && !max.Exclusive)
+}
+
+// ends returns the first and last score index keys (copies), ok false when
+// the index is empty.
+func (v *zview) ends() (first, last []byte, ok bool, err error) {
+	it, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if it.First() {
+		first = bytes.Clone(it.Key())
+		if it.Last() {
+			last = bytes.Clone(it.Key())
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, nil, false, err
+	}
+	return first, last, first != nil && last != nil, nil
+}
+
+// lexSpan resolves a lex range to score index key bounds [lo, hi) for a
+// walk in the given direction; ok is false when nothing is in range.
+//
+// Redis defines lex ranges for sets whose members all have one score; then
+// the range is a run of that score's entries, found with one seek. For a
+// set with mixed scores Redis leaves the result unspecified; this follows
+// what Redis does for a small (listpack) set, which is also what a linear
+// scan gives: the first member in range walking in the range's direction
+// starts the run, and the run ends at the first member past its far end.
+// That fallback reads up to the whole set.
+func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, err error) {
+	if lexEmpty(min, max) {
+		return nil, nil, false, nil
+	}
+	first, last, ok, err := v.ends()
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	plen := len(v.scorePrefix())
+	_, fm, err := zentry(first, plen)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	_, lm, err := zentry(last, plen)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	// zzlIsInLexRange: the first member must not be above max, the last
+	// not below min.
+	if !lexGteMin(lm, min) || !lexLteMax(fm, max) {
+		return nil, nil, false, nil
+	}
+	if bytes.Equal(first[plen:plen+8], last[plen:plen+8]) {
+		sp := first[:plen+8]
+		switch min.Kind {
+		case LexMinInf:
+			lo = bytes.Clone(sp)
+		default:
+			lo = append(bytes.Clone(sp), min.Value...)
+			if min.Exclusive {
+				lo = append(lo, 0)
+			}
+		}
+		switch max.Kind {
+		case LexMaxInf:
+			hi = encoding.PrefixEnd(sp)
+		default:
+			hi = append(bytes.Clone(sp), max.Value...)
+			if !max.Exclusive {
+				hi = append(hi, 0)
+			}
+		}
+		return lo, hi, bytes.Compare(lo, hi) < 0, nil
+	}
+	it, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer it.Close()
+	gte := func(m []byte) bool { return lexGteMin(m, min) }
+	lte := func(m []byte) bool { return lexLteMax(m, max) }
+	start, inRange := gte, lte
+	step, ok := it.Next, it.First()
+	if rev {
+		start, inRange = lte, gte
+		step, ok = it.Prev, it.Last()
+	}
+	var a, b []byte
+	for ; ok; ok = step() {
+		_, m, err := zentry(it.Key(), plen)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if a == nil {
+			if !start(m) {
+				continue
+			}
+			if !inRange(m) {
+				break
+			}
+			a = bytes.Clone(it.Key())
+		} else if !inRange(m) {
+			break
+		}
+		b = append(b[:0], it.Key()...)
+	}
+	if err := it.Error(); err != nil || a == nil {
+		return nil, nil, false, err
+	}
+	if rev {
+		a, b = b, a
+	}
+	return a, append(bytes.Clone(b), 0), true, nil
+}
+
+// walk calls fn with each score index key of range r, in the range's
+// order, after r.Offset and up to r.Count (ZByScore and ZByLex). The key is
+// valid only during the call.
+func (v *zview) walk(r ZRange, fn func(k []byte) error) error {
+	var lo, hi []byte
+	switch r.By {
+	case ZByRank:
+		return v.walkRanks(r.Start, r.Stop, r.Rev, fn)
+	case ZByScore:
+		var ok bool
+		if lo, hi, ok = scoreBounds(v.scorePrefix(), r.Min, r.Max); !ok {
+			return nil
+		}
+	case ZByLex:
+		var ok bool
+		var err error
+		if lo, hi, ok, err = v.lexSpan(r.LexMin, r.LexMax, r.Rev); err != nil || !ok {
+			return err
+		}
+	}
+	if r.Offset < 0 || r.Count == 0 {
+		return nil
+	}
+	it, err := v.scoreIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	step, ok := it.Next, it.First()
+	if r.Rev {
+		step, ok = it.Prev, it.Last()
+	}
+	for skip := r.Offset; ok && skip > 0; skip-- {
+		ok = step()
+	}
+	for n := r.Count; ok && n != 0; ok, n = step(), n-1 {
+		if err := fn(it.Key()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+// walkRanks calls fn with the score index keys of ranks [start, stop]
+// (Redis's rules; rev counts from the highest score), in that order. It
+// starts from whichever end of the index is nearer: O(min(start, N-stop))
+// plus what it returns. That needs the size, so on a view that is not
+// stable the ranks must not be negative and the walk starts from the end
+// they count from (walkRanksFromEnd).
+func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) error {
+	if !v.stable {
+		return v.walkRanksFromEnd(start, stop, rev, fn)
+	}
+	n := int64(v.m.Size)
+	start, stop, ok := clampRanks(start, stop, n)
+	if !ok {
+		return nil
+	}
+	// Forward ranks [a, b].
+	a, b := start, stop
+	if rev {
+		a, b = n-1-stop, n-1-start
+	}
+	it, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return err
+	}
+	fromHead := a <= n-1-b
+	step, ok, skip := it.Next, it.First(), a
+	if !fromHead {
+		step, ok, skip = it.Prev, it.Last(), n-1-b
+	}
+	for ; ok && skip > 0; skip-- {
+		ok = step()
+	}
+	if fromHead == !rev {
+		// Walking in the order wanted: stream.
+		for i := b - a; ok && i >= 0; ok, i = step(), i-1 {
+			if err := fn(it.Key()); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		return errors.Join(it.Error(), it.Close())
+	}
+	// Walking against the order wanted: collect, then replay backwards.
+	var keys zarena
+	for i := b - a; ok && i >= 0; ok, i = step(), i-1 {
+		keys.add(it.Key(), 0)
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	for i := keys.len() - 1; i >= 0; i-- {
+		s := 0
+		if i > 0 {
+			s = keys.ends[i-1]
+		}
+		if err := fn(keys.buf[s:keys.ends[i]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// zrankDirect is the start rank below which a rank range with no negative
+// rank is walked from its own end (see walkRanksFromEnd) rather than from
+// the nearer one.
+const zrankDirect = 1024
+
+// walkRanksFromEnd is walkRanks for ranks that are not negative, walking
+// from the end the ranks count from (the head, or with rev the tail) and
+// stopping where the index does: it does not need the size, so it works on
+// a view that is not stable.
+func (v *zview) walkRanksFromEnd(start, stop int64, rev bool, fn func(k []byte) error) error {
+	if start < 0 || stop < start {
+		return nil
+	}
+	it, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return err
+	}
+	step, ok := it.Next, it.First()
+	if rev {
+		step, ok = it.Prev, it.Last()
+	}
+	for skip := start; ok && skip > 0; skip-- {
+		ok = step()
+	}
+	for i := stop - start; ok && i >= 0; ok, i = step(), i-1 {
+		if err := fn(it.Key()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+// zrange reads range r of key: the ZRANGE family's core.
+func (tx *Tx) zrange(db int, key []byte, r ZRange, counted bool) ([]ZMember, error) {
+	// A rank range near the end it counts from (ZRANGE 0 10, ZREVRANGE 0
+	// 10) is walked from there without the size, so it needs no snapshot.
+	stable := r.By == ZByRank && !(r.Start >= 0 && r.Stop >= 0 && r.Start < zrankDirect)
+	v, err := tx.zread(db, key, stable, counted)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	defer v.close()
+	var out zarena
+	err = v.walk(r, func(k []byte) error {
+		s, m, err := zentry(k, len(v.scorePrefix()))
+		if err == nil {
+			out.add(m, s)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.done(), nil
+}
+
+// ZRange returns the members of range r, in its order.
+func (tx *Tx) ZRange(db int, key []byte, r ZRange) ([]ZMember, error) {
+	return tx.zrange(db, key, r, true)
+}
+
+// ZCard returns the number of members (0 for an absent key).
+func (tx *Tx) ZCard(db int, key []byte) (int64, error) {
+	v, err := tx.zread(db, key, false, true)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	return int64(v.m.Size), nil
+}
+
+// zscoreIn reads a member's score in a view.
+func (v *zview) zscoreIn(member []byte) (float64, bool, error) {
+	tx := v.tx
+	tx.keyBuf2 = append(append(tx.keyBuf2[:0], v.subPrefix()...), member...)
+	b, err := v.r.Get(tx.keyBuf2, tx.valBuf[:0])
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	tx.valBuf = b
+	s, err := encoding.DecodeScore(b)
+	if err != nil {
+		return 0, false, fmt.Errorf("zset member %q: %w", member, err)
+	}
+	return s, true, nil
+}
+
+// ZScore returns a member's score.
+func (tx *Tx) ZScore(db int, key, member []byte) (float64, bool, error) {
+	v, err := tx.zread(db, key, false, true)
+	if err != nil || v == nil {
+		return 0, false, err
+	}
+	return v.zscoreIn(member)
+}
+
+// ZMScore returns the scores of members; found[i] is false for a member
+// (or key) that does not exist.
+func (tx *Tx) ZMScore(db int, key []byte, members [][]byte) (scores []float64, found []bool, err error) {
+	scores, found = make([]float64, len(members)), make([]bool, len(members))
+	v, err := tx.zread(db, key, false, true)
+	if err != nil || v == nil {
+		return scores, found, err
+	}
+	for i, m := range members {
+		if scores[i], found[i], err = v.zscoreIn(m); err != nil {
+			return nil, nil, err
+		}
+	}
+	return scores, found, nil
+}
+
+// ZRank returns a member's rank (counted from the highest score with rev)
+// and its score. O(min(rank, N-rank)): see the top of this file.
+func (tx *Tx) ZRank(db int, key, member []byte, rev bool) (rank int64, score float64, found bool, err error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil {
+		return 0, 0, false, err
+	}
+	defer v.close()
+	score, found, err = v.zscoreIn(member)
+	if err != nil || !found {
+		return 0, 0, false, err
+	}
+	target := encoding.AppendScoreKey(nil, v.scorePrefix(), score, member)
+	// The number of entries before target (from the head) or after it
+	// (from the tail), counting from both ends at once and stopping at
+	// whichever reaches it first.
+	fw, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer fw.Close()
+	bw, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer bw.Close()
+	n := int64(v.m.Size)
+	fok, bok := fw.First(), bw.Last()
+	for i := int64(0); fok || bok; i++ {
+		if fok {
+			if bytes.Equal(fw.Key(), target) {
+				rank = i
+				break
+			}
+			fok = fw.Next()
+		}
+		if bok {
+			if bytes.Equal(bw.Key(), target) {
+				rank = n - 1 - i
+				break
+			}
+			bok = bw.Prev()
+		}
+	}
+	if err := errors.Join(fw.Error(), bw.Error()); err != nil {
+		return 0, 0, false, err
+	}
+	if !fok && !bok {
+		return 0, 0, false, fmt.Errorf("zset %q: member %q has no score index entry", key, member)
+	}
+	if rev {
+		rank = n - 1 - rank
+	}
+	return rank, score, true, nil
+}
+
+// ZCount returns the number of members with scores in [min, max].
+func (tx *Tx) ZCount(db int, key []byte, min, max ScoreBound) (int64, error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	defer v.close()
+	lo, hi, ok := scoreBounds(v.scorePrefix(), min, max)
+	if !ok {
+		return 0, nil
+	}
+	return v.countSpan(lo, hi)
+}
+
+// ZLexCount returns the number of members in a lex range.
+func (tx *Tx) ZLexCount(db int, key []byte, min, max LexBound) (int64, error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	defer v.close()
+	lo, hi, ok, err := v.lexSpan(min, max, false)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return v.countSpan(lo, hi)
+}
+
+// countSpan counts the entries in [lo, hi) of the score index: it counts
+// the entries inside and those outside at the same pace and stops when
+// either runs out, so the cost is O(min(inside, outside)). The view must
+// be stable.
+func (v *zview) countSpan(lo, hi []byte) (int64, error) {
+	in, err := v.scoreIter(lo, hi)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer out.Close()
+	// out walks the whole index, jumping over [lo, hi).
+	outStep := func(ok bool) bool {
+		if ok && bytes.Compare(out.Key(), lo) >= 0 && bytes.Compare(out.Key(), hi) < 0 {
+			return out.SeekGE(hi)
+		}
+		return ok
+	}
+	var nin, nout int64
+	iok, ook := in.First(), outStep(out.First())
+	for iok && ook {
+		nin++
+		iok = in.Next()
+		nout++
+		ook = outStep(out.Next())
+	}
+	if err := errors.Join(in.Error(), out.Error()); err != nil {
+		return 0, err
+	}
+	if !iok {
+		return nin, nil
+	}
+	return int64(v.m.Size) - nout, nil
+}
+
+// --- Random members -------------------------------------------------------------
+
+// ZRandMember returns one random member.
+//
+// With no index by rank, reaching a random rank means walking to it from
+// the nearer end of the score index: O(N) on average where Redis is O(1).
+// Probing random score or member positions instead would be O(log N) but
+// unfair: members sit unevenly in both byte spaces, and the member after a
+// wide gap would come up far more often than the others.
+func (tx *Tx) ZRandMember(db int, key []byte) (ZMember, bool, error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil {
+		return ZMember{}, false, err
+	}
+	defer v.close()
+	ms, err := v.atRanks([]uint64{rand.Uint64N(v.m.Size)})
+	if err != nil {
+		return ZMember{}, false, err
+	}
+	return ms[0], true, nil
+}
+
+// ZRandMembers returns min(count, N) distinct random members, as
+// ZRANDMEMBER with a positive count does: the whole set from the highest
+// score down when count >= N (Redis's iteration order), else a random
+// choice, in rank order for a set small enough to be a listpack in Redis
+// (as Redis picks from one), in random order for a bigger one. Draws with
+// repeats (a negative count) go through NewZRandSampler.
+func (tx *Tx) ZRandMembers(db int, key []byte, count int64) ([]ZMember, error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil || count <= 0 {
+		if v != nil {
+			v.close()
+		}
+		return nil, err
+	}
+	defer v.close()
+	n := v.m.Size
+	if uint64(count) >= n {
+		var out zarena
+		err := v.walkRanks(0, -1, true, func(k []byte) error {
+			s, m, err := zentry(k, len(v.scorePrefix()))
+			if err == nil {
+				out.add(m, s)
+			}
+			return err
+		})
+		return out.done(), err
+	}
+	var ranks []uint64
+	if uint64(count)*3 > n {
+		// Selection sampling (Knuth's algorithm S): each rank is taken
+		// with the probability that leaves exactly count of them.
+		need := uint64(count)
+		for i := uint64(0); i < n && need > 0; i++ {
+			if rand.Uint64N(n-i) < need {
+				ranks = append(ranks, i)
+				need--
+			}
+		}
+	} else {
+		// Floyd's algorithm: count distinct ranks in O(count).
+		chosen := make(map[uint64]struct{}, count)
+		for j := n - uint64(count); j < n; j++ {
+			r := rand.Uint64N(j + 1)
+			if _, dup := chosen[r]; dup {
+				r = j
+			}
+			chosen[r] = struct{}{}
+			ranks = append(ranks, r)
+		}
+		slices.Sort(ranks)
+	}
+	ms, err := v.atRanks(ranks)
+	if err == nil && n > zsetListpackEntries {
+		rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	}
+	return ms, err
+}
+
+// ZRandSampler draws random members of one sorted set with repeats
+// (ZRANDMEMBER with a negative count), all from one state of the set.
+// Close it when done.
+type ZRandSampler struct{ v *zview }
+
+// NewZRandSampler returns a sampler over key, or nil when the key is
+// absent.
+func (tx *Tx) NewZRandSampler(db int, key []byte) (*ZRandSampler, error) {
+	v, err := tx.zread(db, key, true, true)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return &ZRandSampler{v: v}, nil
+}
+
+// Draw returns n members drawn independently and uniformly, in random
+// order, in one pass over the set. Drawing ranks, sorting them, reading
+// them in one walk and shuffling the result gives the same distribution
+// as drawing one member at a time.
+func (s *ZRandSampler) Draw(n int) ([]ZMember, error) {
+	ranks := make([]uint64, n)
+	for i := range ranks {
+		ranks[i] = rand.Uint64N(s.v.m.Size)
+	}
+	slices.Sort(ranks)
+	ms, err := s.v.atRanks(ranks)
+	if err != nil {
+		return nil, err
+	}
+	rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	return ms, nil
+}
+
+// Close releases the sampler's view.
+func (s *ZRandSampler) Close() { s.v.close() }
+
+// atRanks returns the members at the given ranks (sorted, repeats allowed),
+// in that order. Ranks in the lower half are reached from the head, the
+// others from the tail, so each end is walked only as far as its farthest
+// rank.
+func (v *zview) atRanks(ranks []uint64) ([]ZMember, error) {
+	n := v.m.Size
+	split, _ := slices.BinarySearch(ranks, n/2)
+	var out zarena
+	it, err := v.scoreIter(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	add := func() error {
+		s, m, err := zentry(it.Key(), len(v.scorePrefix()))
+		if err == nil {
+			out.add(m, s)
+		}
+		return err
+	}
+	var rank uint64
+	i := 0
+	for ok := it.First(); ok && i < split; ok, rank = it.Next(), rank+1 {
+		for ; i < split && ranks[i] == rank; i++ {
+			if err := add(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if i < split {
+		return nil, fmt.Errorf("zset: rank %d of %d not found", ranks[i], n)
+	}
+	// The upper half, from the tail: collected backwards, then reversed.
+	var tail zarena
+	j := len(ranks) - 1
+	rank = n - 1
+	for ok := it.Last(); ok && j >= split; ok, rank = it.Prev(), rank-1 {
+		for ; j >= split && ranks[j] == rank; j-- {
+			s, m, err := zentry(it.Key(), len(v.scorePrefix()))
+			if err != nil {
+				return nil, err
+			}
+			tail.add(m, s)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	if j >= split {
+		return nil, fmt.Errorf("zset: rank %d of %d not found", ranks[j], n)
+	}
+	ms := out.done()
+	tm := tail.done()
+	slices.Reverse(tm)
+	return append(ms, tm...), nil
+}
+
+// --- Set operations ----------------------------------------------------------
+
+// zinput is one input of a set operation: a sorted set, a set (every
+// member scoring 1) or nothing (an absent key).
+type zinput struct {
+	key    []byte
+	typ    encoding.Type
+	size   uint64
+	sub    []byte
+	score  []byte
+	weight float64
+}
+
+// zinputs reads the inputs' metadata through r, failing with ErrWrongType
+// on a key that is neither a sorted set nor a set, as Redis checks every
+// input before anything else.
+func (tx *Tx) zinputs(r engine.Reader, db int, keys [][]byte) ([]zinput, error) {
+	ins := make([]zinput, len(keys))
+	pdb := tx.s.phys(db)
+	for i, k := range keys {
+		in := &ins[i]
+		in.key, in.weight = k, 1
+		var m encoding.Meta
+		var ok bool
+		var err error
+		if r == tx.r {
+			m, ok, err = tx.meta(db, k)
+		} else {
+			m, ok, err = tx.zmetaFromAny(r, db, k)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if m.Type != encoding.TypeZSet && m.Type != encoding.TypeSet {
+			return nil, ErrWrongType
+		}
+		in.typ, in.size = m.Type, m.Size
+		in.sub = encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, pdb, k, m.Version)
+		if m.Type == encoding.TypeZSet {
+			in.score = encoding.AppendSubKeyPrefix(nil, encoding.FamilyScore, pdb, k, m.Version)
+		}
+	}
+	return ins, nil
+}
+
+// zmetaFromAny reads a live key's metadata of any type through r, bypassing
+// the Tx's metadata cache, and counts as an access to the key (OBJECT
+// IDLETIME), as a read through the cache does.
+func (tx *Tx) zmetaFromAny(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
+	mk := encoding.AppendMetaKey(nil, tx.s.phys(db), key)
+	tx.s.access.touchMetaKey(mk, tx.NowMs)
+	raw, err := r.Get(mk, nil)
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		return encoding.Meta{}, false, nil
+	case err != nil:
+		return encoding.Meta{}, false, err
+	}
+	m, err := encoding.DecodeMeta(raw)
+	if err != nil {
+		return m, false, fmt.Errorf("key %q: %w", key, err)
+	}
+	return m, !m.Expired(tx.NowMs), nil
+}
+
+// each calls fn with every member of the input and its score.
+func (in *zinput) each(r engine.Reader, fn func(member []byte, score float64) error) error {
+	if in.size == 0 {
+		return nil
+	}
+	it, err := r.NewIter(in.sub, encoding.PrefixEnd(in.sub))
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		score := 1.0
+		if in.typ == encoding.TypeZSet {
+			if score, err = encoding.DecodeScore(it.Value()); err != nil {
+				it.Close()
+				return fmt.Errorf("zset %q: %w", in.key, err)
+			}
+		}
+		if err := fn(it.Key()[len(in.sub):], score); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+// find looks a member up in the input.
+func (in *zinput) find(r engine.Reader, member, buf []byte) (float64, bool, error) {
+	if in.size == 0 {
+		return 0, false, nil
+	}
+	v, err := r.Get(append(append(buf[:0], in.sub...), member...), nil)
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case in.typ == encoding.TypeSet:
+		return 1, true, nil
+	}
+	s, err := encoding.DecodeScore(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("zset %q: %w", in.key, err)
+	}
+	return s, true, nil
+}
+
+// aggregate folds val into *acc as Redis's zunionInterAggregate does: a sum
+// that is not a number (inf + -inf) counts as 0.
+func aggregate(acc *float64, val float64, agg ZAggregate) {
+	switch agg {
+	case ZSum:
+		*acc += val
+		if math.IsNaN(*acc) {
+			*acc = 0
+		}
+	case ZMin:
+		if val < *acc {
+			*acc = val
+		}
+	case ZMax:
+		if val > *acc {
+			*acc = val
+		}
+	}
+}
+
+// weighted is weight × score, with Redis's rule that a product that is not
+// a number (0 × inf) counts as 0.
+func weighted(w, s float64) float64 {
+	v := w * s
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// ZSetOpCheck reports ErrWrongType when one of keys is neither a sorted set
+// nor a set: the first thing ZUNION, ZINTER and friends check, before even
+// their options.
+func (tx *Tx) ZSetOpCheck(db int, keys [][]byte) error {
+	_, err := tx.zinputs(tx.r, db, keys)
+	return err
+}
+
+// ZSetOperate computes ZUNION, ZINTER or ZDIFF over keys (sorted sets or
+// sets) with per-input weights (nil: all 1; not for ZDiff), sorted by score
+// then member.
+func (tx *Tx) ZSetOperate(db int, op ZSetOp, keys [][]byte, weights []float64, agg ZAggregate) ([]ZMember, error) {
+	r, done := tx.zstable()
+	defer done()
+	ins, err := tx.zinputs(r, db, keys)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ins {
+		if weights != nil {
+			ins[i].weight = weights[i]
+		}
+	}
+	var out []ZMember
+	switch op {
+	case ZUnion:
+		out, err = zunion(r, ins, agg)
+	case ZInter:
+		out, err = zinter(r, ins, agg, 0, nil)
+	case ZDiff:
+		out, err = zdiff(r, ins)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b ZMember) int {
+		switch {
+		case a.Score < b.Score:
+			return -1
+		case a.Score > b.Score:
+			return 1
+		}
+		return bytes.Compare(a.Member, b.Member)
+	})
+	return out, nil
+}
+
+// ZSetOperateStore is ZSetOperate storing the result in dst (ZUNIONSTORE,
+// ZINTERSTORE, ZDIFFSTORE): dst is replaced, or deleted when the result is
+// empty. It returns the result's size.
+func (tx *Tx) ZSetOperateStore(db int, dst []byte, op ZSetOp, keys [][]byte, weights []float64, agg ZAggregate) (int64, error) {
+	ms, err := tx.ZSetOperate(db, op, keys, weights, agg)
+	if err != nil {
+		return 0, err
+	}
+	return tx.zstore(db, dst, ms)
+}
+
+// ZInterCard returns the size of the intersection of keys, counting no
+// further than limit (0: no limit).
+func (tx *Tx) ZInterCard(db int, keys [][]byte, limit int64) (int64, error) {
+	r, done := tx.zstable()
+	defer done()
+	ins, err := tx.zinputs(r, db, keys)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	_, err = zinter(r, ins, ZSum, limit, &n)
+	return n, err
+}
+
+// zstable returns a reader whose reads all see one state: the Tx's
+// own when it already is one (a batch under the keys' locks, or a
+// snapshot), else a snapshot that done releases.
+func (tx *Tx) zstable() (engine.Reader, func()) {
+	if tx.b != nil || tx.snap != nil {
+		return tx.r, func() {}
+	}
+	snap := tx.s.eng.NewSnapshot()
+	return snap, func() { _ = snap.Close() }
+}
+
+// byCardinality orders inputs smallest first, as Redis does before a union
+// or an intersection (which fixes the order in which scores are summed).
+func byCardinality(ins []zinput) {
+	slices.SortStableFunc(ins, func(a, b zinput) int {
+		switch {
+		case a.size < b.size:
+			return -1
+		case a.size > b.size:
+			return 1
+		}
+		return 0
+	})
+}
+
+func zunion(r engine.Reader, ins []zinput, agg ZAggregate) ([]ZMember, error) {
+	byCardinality(ins)
+	acc := map[string]float64{}
+	for i := range ins {
+		in := &ins[i]
+		err := in.each(r, func(m []byte, s float64) error {
+			v := weighted(in.weight, s)
+			if cur, ok := acc[string(m)]; ok {
+				aggregate(&cur, v, agg)
+				acc[string(m)] = cur
+			} else {
+				acc[string(m)] = v
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ZMember, 0, len(acc))
+	for m, s := range acc {
+		out = append(out, ZMember{Member: []byte(m), Score: s})
+	}
+	return out, nil
+}
+
+// zinter intersects the inputs; with count it only counts (up to limit,
+// 0 for all).
+func zinter(r engine.Reader, ins []zinput, agg ZAggregate, limit int64, count *int64) ([]ZMember, error) {
+	byCardinality(ins)
+	if len(ins) == 0 || ins[0].size == 0 {
+		return nil, nil
+	}
+	var out zarena
+	var buf []byte
+	errStop := errors.New("limit reached")
+	first := &ins[0]
+	err := first.each(r, func(m []byte, s float64) error {
+		score := weighted(first.weight, s)
+		for j := 1; j < len(ins); j++ {
+			in := &ins[j]
+			var v float64
+			if bytes.Equal(in.key, first.key) {
+				v = s
+			} else {
+				var ok bool
+				var err error
+				if v, ok, err = in.find(r, m, buf); err != nil || !ok {
+					return err
+				}
+			}
+			aggregate(&score, weighted(in.weight, v), agg)
+		}
+		if count != nil {
+			*count++
+			if limit > 0 && *count >= limit {
+				return errStop
+			}
+			return nil
+		}
+		out.add(m, score)
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, err
+	}
+	return out.done(), nil
+}
+
+func zdiff(r engine.Reader, ins []zinput) ([]ZMember, error) {
+	if len(ins) == 0 || ins[0].size == 0 {
+		return nil, nil
+	}
+	var out zarena
+	var buf []byte
+	first := &ins[0]
+	err := first.each(r, func(m []byte, s float64) error {
+		for j := 1; j < len(ins); j++ {
+			_, ok, err := ins[j].find(r, m, buf)
+			if err != nil || ok {
+				return err
+			}
+		}
+		out.add(m, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.done(), nil
+}
+
+// --- ZSCAN ------------------------------------------------------------------------
+
+// ZScan returns members of a sorted set and their scores from cursor on,
+// and the cursor to continue with (0 when done). A set small enough for
+// Redis's listpack encoding comes back whole in one call, as Redis does.
+//
+// The cursor is a position in member order that needs no server state:
+// members are stored in byte order, and every member starts with the common
+// prefix P of the smallest and largest. A cursor names the next member M as
+//
+//	s << 56 | the 7 bytes of M after its first s bytes (zero-padded)
+//
+// where s = min(len(P), 255). Resuming seeks to M[:s] (the first s bytes of
+// the current smallest member, which every member shares) followed by those
+// 7 bytes without their trailing zeros: a prefix of M, so at or before M,
+// and nothing after the previous call's last member is skipped (members
+// between the seek key and M come again: SCAN allows duplicates). A call
+// stops only at a member whose seek key is past the one it started from,
+// so every call moves forward. If the members' common prefix has since
+// become shorter than s, the scan restarts from the first member:
+// duplicates, never a miss. Every member present for the whole scan is
+// returned at least once, across restarts of the server.
+func (tx *Tx) ZScan(db int, key []byte, cursor uint64, a ZScanArgs) (uint64, []ZMember, error) {
+	v, err := tx.zread(db, key, false, false)
+	if err != nil || v == nil {
+		return 0, nil, err
+	}
+	it, err := v.r.NewIter(v.subPrefix(), encoding.PrefixEnd(v.subPrefix()))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer it.Close()
+	p := v.subPrefix()
+	var out zarena
+	emit := func() error {
+		m := it.Key()[len(p):]
+		if a.Pattern != nil && !glob.Match(a.Pattern, m, false) {
+			return nil
+		}
+		s, err := encoding.DecodeScore(it.Value())
+		if err != nil {
+			return fmt.Errorf("zset %q: %w", key, err)
+		}
+		out.add(m, s)
+		return nil
+	}
+	if v.m.Size <= zsetListpackEntries {
+		small := true
+		for ok := it.First(); ok; ok = it.Next() {
+			if len(it.Key())-len(p) > zsetListpackValue {
+				small = false
+				break
+			}
+		}
+		if small {
+			for ok := it.First(); ok; ok = it.Next() {
+				if err := emit(); err != nil {
+					return 0, nil, err
+				}
+			}
+			return 0, out.done(), it.Error()
+		}
+	}
+	if !it.First() {
+		return 0, nil, it.Error()
+	}
+	first := bytes.Clone(it.Key()[len(p):])
+	if !it.Last() {
+		return 0, nil, it.Error()
+	}
+	cp := min(zcommonPrefix(first, it.Key()[len(p):]), 255)
+	var start []byte
+	if cursor != 0 {
+		if s := int(cursor >> 56); s <= cp {
+			var b [8]byte
+			binary.BigEndian.PutUint64(b[:], cursor)
+			start = append(first[:s:s], bytes.TrimRight(b[1:], "\x00")...)
+		} else {
+			start = first[:cp]
+		}
+	}
+	seek := append(bytes.Clone(p), start...)
+	count := max(a.Count, 1)
+	visited := 0
+	var next []byte
+	for ok := it.SeekGE(seek); ok; ok = it.Next() {
+		m := it.Key()[len(p):]
+		if visited >= count {
+			c, k := zscanCursor(next[:0], m, cp)
+			if bytes.Compare(k, start) > 0 {
+				return c, out.done(), nil
+			}
+			next = k
+		}
+		visited++
+		if err := emit(); err != nil {
+			return 0, nil, err
+		}
+	}
+	return 0, out.done(), it.Error()
+}
+
+// zscanCursor returns the cursor that resumes at member m, and the seek
+// key it stands for (appended to dst). cp is the length of the common
+// prefix of the set's members, at most 255.
+func zscanCursor(dst, m []byte, cp int) (uint64, []byte) {
+	var b [8]byte
+	b[0] = byte(cp)
+	copy(b[1:], m[cp:])
+	k := append(dst, m[:cp]...)
+	k = append(k, bytes.TrimRight(b[1:], "\x00")...)
+	return binary.BigEndian.Uint64(b[:]), k
+}
+
+func zcommonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// --- OBJECT ENCODING -----------------------------------------------------------
+
+// ZSetEncoding is OBJECT ENCODING for a sorted set, by Redis 7's default
+// thresholds: "listpack" while it has at most 128 members of at most 64
+// bytes each, else "skiplist". It reads at most 128 members. Redis never
+// converts a sorted set back to a listpack; Cairn reports what the current
+// contents would be encoded as.
+func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
+	v, err := tx.zread(db, key, false, false)
+	if err != nil || v == nil {
+		return "", false, err
+	}
+	if v.m.Size > zsetListpackEntries {
+		return "skiplist", true, nil
+	}
+	it, err := v.r.NewIter(v.subPrefix(), encoding.PrefixEnd(v.subPrefix()))
+	if err != nil {
+		return "", false, err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(it.Key())-len(v.subPrefix()) > zsetListpackValue {
+			return "skiplist", true, it.Error()
+		}
+	}
+	return "listpack", true, it.Error()
+}

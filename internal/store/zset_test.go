@@ -1,0 +1,1326 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
+)
+
+func zbs(ss ...string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+// openBenchStore opens a store on an on-disk Pebble in a temporary
+// directory, as a server would run.
+func openBenchStore(b *testing.B) *Store {
+	b.Helper()
+	eng, err := engine.OpenPebble(b.TempDir(), engine.PebbleOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, ReapInterval: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = s.Close()
+		_ = eng.Close()
+	})
+	return s
+}
+
+func zbenchWrite(b *testing.B, s *Store, key []byte, fn func(tx *Tx) error) {
+	tx := s.Begin([][]byte{key})
+	defer tx.Close()
+	if err := fn(tx); err != nil {
+		b.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// zrangeHeadLatency is the mean time of ZRANGE key 0 10 over n calls.
+func zrangeHeadLatency(b *testing.B, s *Store, key []byte, n int) time.Duration {
+	start := time.Now()
+	for range n {
+		tx := s.Read(false)
+		ms, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 10})
+		tx.Close()
+		if err != nil || len(ms) != 11 {
+			b.Fatalf("ZRANGE 0 10 = %d members, %v", len(ms), err)
+		}
+	}
+	return time.Since(start) / time.Duration(n)
+}
+
+// zremHeadRangeTombstone removes the lowest member the way zdropRun would
+// if it wrote a range tombstone for every run, however short: the
+// alternative BenchmarkZSetHeadChurn compares with.
+func zremHeadRangeTombstone(tx *Tx, key []byte) error {
+	z, err := tx.openZSet(0, key)
+	if err != nil || !z.c.Exists {
+		return err
+	}
+	p := z.c.Prefix(encoding.FamilyScore)
+	it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	var k []byte
+	if it.First() {
+		k = bytes.Clone(it.Key())
+	}
+	if err := it.Close(); err != nil || k == nil {
+		return err
+	}
+	_, m, err := zentry(k, len(p))
+	if err != nil {
+		return err
+	}
+	if err := tx.del(z.c, z.subKey(m)); err != nil {
+		return err
+	}
+	if err := tx.b.DeleteRange(k, append(k, 0)); err != nil {
+		return err
+	}
+	z.c.Meta.Size--
+	return tx.save(z.c)
+}
+
+// BenchmarkZSetHeadChurn is the hot-zset churn of issue 3, bounded: a
+// sorted set of 1,000 members gets a new highest member and loses its
+// lowest, 2,000 times (ZADD + ZREMRANGEBYRANK key 0 0, the sliding window
+// pattern), and ZRANGE key 0 10 is timed before and after. Variants:
+//
+//   - ZREMRANGEBYRANK: as shipped, a one-member run gets point tombstones;
+//   - RangeTombstoneEach: a range tombstone per removal instead;
+//   - ZREMRANGEBYRANK64: 64 ZADDs, then ZREMRANGEBYRANK 0 63, one range
+//     tombstone per 64 members (the long-run path);
+//   - ZREM: the same member removed by name, point tombstones, no walk to
+//     find it.
+//
+// Every removed entry stays in the memtable as a tombstone in front of
+// the live head until a flush and compactions drop it, and every read from
+// the head (ZRANGE 0 10, and the next ZREMRANGEBYRANK itself) steps over
+// all of them: reads slow down in proportion to the churn whatever the
+// kind of tombstone, and range tombstones make it much worse, because
+// Pebble re-fragments every range tombstone of a memtable for each new
+// iterator. The layout change that fixes it is in the report (a lower
+// bound on live scores kept in the metadata, so reads seek past the dead
+// entries).
+func BenchmarkZSetHeadChurn(b *testing.B) {
+	const size, churn = 1000, 2000
+	name := func(i int) []byte { return []byte(fmt.Sprintf("member:%d", i)) }
+	add := func(tx *Tx, key []byte, i int) error {
+		_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: name(i), Score: float64(i)}})
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		// step makes the i-th churn step: ZADD of member size+i and the
+		// removal of member i, in one or more transactions.
+		step func(b *testing.B, s *Store, key []byte, i int)
+	}{
+		{"ZREMRANGEBYRANK", func(b *testing.B, s *Store, key []byte, i int) {
+			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
+			zbenchWrite(b, s, key, func(tx *Tx) error {
+				_, err := tx.ZRemRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 0})
+				return err
+			})
+		}},
+		{"RangeTombstoneEach", func(b *testing.B, s *Store, key []byte, i int) {
+			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
+			zbenchWrite(b, s, key, func(tx *Tx) error { return zremHeadRangeTombstone(tx, key) })
+		}},
+		{"ZREMRANGEBYRANK64", func(b *testing.B, s *Store, key []byte, i int) {
+			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
+			if i%64 == 63 {
+				zbenchWrite(b, s, key, func(tx *Tx) error {
+					_, err := tx.ZRemRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 63})
+					return err
+				})
+			}
+		}},
+		{"ZREM", func(b *testing.B, s *Store, key []byte, i int) {
+			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
+			zbenchWrite(b, s, key, func(tx *Tx) error {
+				_, err := tx.ZRem(0, key, [][]byte{name(i)})
+				return err
+			})
+		}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			for range b.N {
+				s := openBenchStore(b)
+				key := []byte("hot")
+				zbenchWrite(b, s, key, func(tx *Tx) error {
+					pairs := make([]ZMember, size)
+					for i := range pairs {
+						pairs[i] = ZMember{Member: name(i), Score: float64(i)}
+					}
+					_, err := tx.ZAdd(0, key, ZAddArgs{}, pairs)
+					return err
+				})
+				before := zrangeHeadLatency(b, s, key, 2000)
+				t0 := time.Now()
+				for i := range churn {
+					v.step(b, s, key, i)
+				}
+				elapsed := time.Since(t0)
+				after := zrangeHeadLatency(b, s, key, 200)
+				b.ReportMetric(float64(before.Nanoseconds()), "ns/zrange-before")
+				b.ReportMetric(float64(after.Nanoseconds()), "ns/zrange-after")
+				b.ReportMetric(float64(after)/float64(before), "after/before")
+				b.ReportMetric(float64(churn)/elapsed.Seconds(), "steps/s")
+			}
+		})
+	}
+}
+
+// --- Helpers -------------------------------------------------------------------
+
+// zw runs fn in a writing Tx on keys and commits it.
+func zw[T any](t testing.TB, s *Store, keys []string, fn func(tx *Tx) (T, error)) T {
+	t.Helper()
+	ks := make([][]byte, len(keys))
+	for i, k := range keys {
+		ks[i] = []byte(k)
+	}
+	tx := s.Begin(ks)
+	defer tx.Close()
+	v, err := fn(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// zr runs fn in a reading Tx.
+func zr[T any](t testing.TB, s *Store, fn func(tx *Tx) (T, error)) T {
+	t.Helper()
+	tx := s.Read(false)
+	defer tx.Close()
+	v, err := fn(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// zadd adds "member score" pairs written as alternating strings.
+func zadd(t testing.TB, s *Store, key string, pairs ...any) {
+	t.Helper()
+	var ms []ZMember
+	for i := 0; i < len(pairs); i += 2 {
+		ms = append(ms, ZMember{Member: []byte(pairs[i].(string)), Score: toFloat(pairs[i+1])})
+	}
+	zw(t, s, []string{key}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte(key), ZAddArgs{}, ms) })
+}
+
+func toFloat(v any) float64 {
+	switch v := v.(type) {
+	case int:
+		return float64(v)
+	case float64:
+		return v
+	}
+	panic(fmt.Sprintf("score %v", v))
+}
+
+// zstr renders members as "m:score m:score".
+func zstr(ms []ZMember) string {
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%g", m.Member, m.Score)
+	}
+	return b.String()
+}
+
+func zall(t testing.TB, s *Store, key string) string {
+	t.Helper()
+	return zstr(zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		return tx.ZRange(0, []byte(key), ZRange{By: ZByRank, Start: 0, Stop: -1})
+	}))
+}
+
+// zmakeSet writes a plain set (docs/encoding.md: member → empty value)
+// without going through the set type's code.
+func zmakeSet(t testing.TB, s *Store, key string, members ...string) {
+	t.Helper()
+	zw(t, s, []string{key}, func(tx *Tx) (bool, error) {
+		c, err := tx.openCollection(0, []byte(key), encoding.TypeSet)
+		if err != nil {
+			return false, err
+		}
+		if err := tx.create(c); err != nil {
+			return false, err
+		}
+		for _, m := range members {
+			if err := tx.set(c, c.SubKey([]byte(m)), nil); err != nil {
+				return false, err
+			}
+			c.Meta.Size++
+		}
+		return true, tx.save(c)
+	})
+}
+
+// --- ZADD ------------------------------------------------------------------------
+
+func TestZAddConditions(t *testing.T) {
+	type pair = ZMember
+	p := func(m string, s float64) pair { return pair{Member: []byte(m), Score: s} }
+	for _, tc := range []struct {
+		name    string
+		args    ZAddArgs
+		pairs   []pair
+		want    ZAddResult
+		after   string
+		wantErr error
+	}{
+		{"add and update", ZAddArgs{}, []pair{p("a", 5), p("n", 9)}, ZAddResult{Added: 1, Updated: 1, Score: 9, Done: true}, "b:2 c:3 a:5 n:9", nil},
+		{"same score is no update", ZAddArgs{}, []pair{p("a", 1)}, ZAddResult{Score: 1, Done: true}, "a:1 b:2 c:3", nil},
+		{"NX skips existing", ZAddArgs{NX: true}, []pair{p("a", 7), p("n", 4)}, ZAddResult{Added: 1, Score: 4, Done: true}, "a:1 b:2 c:3 n:4", nil},
+		{"XX skips new", ZAddArgs{XX: true}, []pair{p("a", 7), p("n", 4)}, ZAddResult{Updated: 1, Score: 7, Done: true}, "b:2 c:3 a:7", nil},
+		{"GT only raises", ZAddArgs{GT: true}, []pair{p("a", 0), p("b", 10), p("n", -1)}, ZAddResult{Added: 1, Updated: 1, Score: -1, Done: true}, "n:-1 a:1 c:3 b:10", nil},
+		{"LT only lowers", ZAddArgs{LT: true}, []pair{p("a", 0), p("b", 10)}, ZAddResult{Updated: 1, Score: 0, Done: true}, "a:0 b:2 c:3", nil},
+		{"INCR", ZAddArgs{Incr: true}, []pair{p("b", 2.5)}, ZAddResult{Updated: 1, Score: 4.5, Done: true}, "a:1 c:3 b:4.5", nil},
+		{"INCR new member", ZAddArgs{Incr: true}, []pair{p("n", 2.5)}, ZAddResult{Added: 1, Score: 2.5, Done: true}, "a:1 b:2 n:2.5 c:3", nil},
+		{"INCR NX existing", ZAddArgs{Incr: true, NX: true}, []pair{p("b", 1)}, ZAddResult{}, "a:1 b:2 c:3", nil},
+		{"INCR XX absent", ZAddArgs{Incr: true, XX: true}, []pair{p("n", 1)}, ZAddResult{}, "a:1 b:2 c:3", nil},
+		{"INCR GT refused", ZAddArgs{Incr: true, GT: true}, []pair{p("b", -1)}, ZAddResult{}, "a:1 b:2 c:3", nil},
+		{"INCR LT accepted", ZAddArgs{Incr: true, LT: true}, []pair{p("b", -1)}, ZAddResult{Updated: 1, Score: 1, Done: true}, "a:1 b:1 c:3", nil},
+		{"INCR zero", ZAddArgs{Incr: true}, []pair{p("b", 0)}, ZAddResult{Score: 2, Done: true}, "a:1 b:2 c:3", nil},
+		{"repeated member", ZAddArgs{}, []pair{p("n", 1), p("n", 8)}, ZAddResult{Added: 1, Updated: 1, Score: 8, Done: true}, "a:1 b:2 c:3 n:8", nil},
+		{"equal scores order by member", ZAddArgs{}, []pair{p("aa", 1), p("0", 1)}, ZAddResult{Added: 2, Score: 1, Done: true}, "0:1 a:1 aa:1 b:2 c:3", nil},
+		{"infinities", ZAddArgs{}, []pair{p("x", math.Inf(1)), p("y", math.Inf(-1))}, ZAddResult{Added: 2, Score: math.Inf(-1), Done: true}, "y:-Inf a:1 b:2 c:3 x:+Inf", nil},
+		{"negative and zero", ZAddArgs{}, []pair{p("x", -0.5), p("y", math.Copysign(0, -1))}, ZAddResult{Added: 2, Score: 0, Done: true}, "x:-0.5 y:0 a:1 b:2 c:3", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := openTestStore(t)
+			zadd(t, s, "z", "a", 1, "b", 2, "c", 3)
+			got := zw(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte("z"), tc.args, tc.pairs) })
+			if got != tc.want {
+				t.Errorf("ZAdd = %+v, want %+v", got, tc.want)
+			}
+			if a := zall(t, s, "z"); a != tc.after {
+				t.Errorf("set = %q, want %q", a, tc.after)
+			}
+		})
+	}
+}
+
+func TestZAddIncrNaN(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "a", math.Inf(1))
+	tx := s.Begin(zbs("z"))
+	defer tx.Close()
+	_, err := tx.ZAdd(0, []byte("z"), ZAddArgs{Incr: true}, []ZMember{{Member: []byte("a"), Score: math.Inf(-1)}})
+	if err != ErrScoreNaN {
+		t.Fatalf("inf + -inf: %v, want %v", err, ErrScoreNaN)
+	}
+}
+
+func TestZAddXXOnAbsentKeyCreatesNothing(t *testing.T) {
+	s, _ := openTestStore(t)
+	got := zw(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) {
+		return tx.ZAdd(0, []byte("z"), ZAddArgs{XX: true}, []ZMember{{Member: []byte("a"), Score: 1}})
+	})
+	if got != (ZAddResult{}) || s.DBSize(0) != 0 {
+		t.Fatalf("ZADD XX on no key = %+v, dbsize %d", got, s.DBSize(0))
+	}
+}
+
+func TestZSetKeepsDeadlineAndExpires(t *testing.T) {
+	s, clock := openTestStore(t)
+	zadd(t, s, "z", "a", 1)
+	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("z"), clock.ms.Load()+1000, ExpireAlways) })
+	zadd(t, s, "z", "b", 2)
+	if d := zr(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("z")) }); d != clock.ms.Load()+1000 {
+		t.Fatalf("deadline after ZADD = %d", d)
+	}
+	clock.advance(2 * time.Second)
+	if n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZCard(0, []byte("z")) }); n != 0 {
+		t.Fatalf("ZCARD of an expired zset = %d", n)
+	}
+	// A new zset under the name does not see the old members.
+	zadd(t, s, "z", "c", 3)
+	if a := zall(t, s, "z"); a != "c:3" {
+		t.Fatalf("new zset over an expired one = %q", a)
+	}
+}
+
+// --- Wrong types ------------------------------------------------------------------
+
+func TestZSetWrongType(t *testing.T) {
+	s, _ := openTestStore(t)
+	set(t, s, 0, "str", "x", SetArgs{})
+	zw(t, s, []string{"hash"}, func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("hash"), zbs("f", "v")) })
+	k := []byte("z")
+	for _, key := range []string{"str", "hash"} {
+		kb := []byte(key)
+		for name, op := range map[string]func(tx *Tx) error{
+			"ZAdd": func(tx *Tx) error {
+				_, err := tx.ZAdd(0, kb, ZAddArgs{}, []ZMember{{Member: k}})
+				return err
+			},
+			"ZRem":    func(tx *Tx) error { _, err := tx.ZRem(0, kb, [][]byte{k}); return err },
+			"ZCard":   func(tx *Tx) error { _, err := tx.ZCard(0, kb); return err },
+			"ZScore":  func(tx *Tx) error { _, _, err := tx.ZScore(0, kb, k); return err },
+			"ZMScore": func(tx *Tx) error { _, _, err := tx.ZMScore(0, kb, [][]byte{k}); return err },
+			"ZRank":   func(tx *Tx) error { _, _, _, err := tx.ZRank(0, kb, k, false); return err },
+			"ZCount":  func(tx *Tx) error { _, err := tx.ZCount(0, kb, ScoreBound{}, ScoreBound{}); return err },
+			"ZLexCount": func(tx *Tx) error {
+				_, err := tx.ZLexCount(0, kb, LexBound{Kind: LexMinInf}, LexBound{Kind: LexMaxInf})
+				return err
+			},
+			"ZRange":      func(tx *Tx) error { _, err := tx.ZRange(0, kb, ZRange{Stop: -1, Count: -1}); return err },
+			"ZRangeStore": func(tx *Tx) error { _, err := tx.ZRangeStore(0, k, kb, ZRange{Stop: -1, Count: -1}); return err },
+			"ZRemRange":   func(tx *Tx) error { _, err := tx.ZRemRange(0, kb, ZRange{Stop: -1, Count: -1}); return err },
+			"ZPop":        func(tx *Tx) error { _, err := tx.ZPop(0, kb, false, 1); return err },
+			"ZPop count 0": func(tx *Tx) error {
+				_, err := tx.ZPop(0, kb, false, 0)
+				return err
+			},
+			"ZMPop":         func(tx *Tx) error { _, _, err := tx.ZMPop(0, [][]byte{[]byte("none"), kb}, false, 1); return err },
+			"ZRandMember":   func(tx *Tx) error { _, _, err := tx.ZRandMember(0, kb); return err },
+			"ZRandMembers":  func(tx *Tx) error { _, err := tx.ZRandMembers(0, kb, 2); return err },
+			"ZRandSampler":  func(tx *Tx) error { _, err := tx.NewZRandSampler(0, kb); return err },
+			"ZSetOperate":   func(tx *Tx) error { _, err := tx.ZSetOperate(0, ZUnion, [][]byte{k, kb}, nil, ZSum); return err },
+			"ZSetOpCheck":   func(tx *Tx) error { return tx.ZSetOpCheck(0, [][]byte{k, kb}) },
+			"ZInterCard":    func(tx *Tx) error { _, err := tx.ZInterCard(0, [][]byte{kb}, 0); return err },
+			"ZScan":         func(tx *Tx) error { _, _, err := tx.ZScan(0, kb, 0, ZScanArgs{Count: 10}); return err },
+			"ZSetEncoding":  func(tx *Tx) error { _, _, err := tx.ZSetEncoding(0, kb); return err },
+			"ZSetOperateSt": func(tx *Tx) error { _, err := tx.ZSetOperateStore(0, k, ZInter, [][]byte{kb}, nil, ZSum); return err },
+		} {
+			t.Run(key+"/"+name, func(t *testing.T) {
+				tx := s.Begin([][]byte{k, kb})
+				defer tx.Close()
+				if err := op(tx); err != ErrWrongType {
+					t.Fatalf("%s on a %s: %v, want WRONGTYPE", name, key, err)
+				}
+			})
+		}
+	}
+}
+
+// --- Ranges ---------------------------------------------------------------------------
+
+func TestZRangeByRank(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5)
+	for _, tc := range []struct {
+		start, stop int64
+		rev         bool
+		want        string
+	}{
+		{0, -1, false, "a b c d e"},
+		{0, 0, false, "a"},
+		{-1, -1, false, "e"},
+		{-100, 100, false, "a b c d e"},
+		{3, 1, false, ""},
+		{5, 10, false, ""},
+		{-2, -1, true, "b a"},
+		{1, 3, true, "d c b"},
+		{0, 1, true, "e d"},
+		{4, 4, true, "a"},
+		{-3, 2, false, "c"},
+		{2, -3, false, "c"},
+		{-6, -6, false, ""},
+	} {
+		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+			return tx.ZRange(0, []byte("z"), ZRange{By: ZByRank, Start: tc.start, Stop: tc.stop, Rev: tc.rev, Count: -1})
+		})
+		if m := members(got); m != tc.want {
+			t.Errorf("ZRANGE %d %d rev=%v = %q, want %q", tc.start, tc.stop, tc.rev, m, tc.want)
+		}
+	}
+}
+
+func members(ms []ZMember) string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, string(m.Member))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestZRangeByScore(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "n", math.Inf(-1), "a", 1, "b", 2, "b2", 2, "c", 3, "z0", 0, "p", math.Inf(1))
+	inc := func(f float64) ScoreBound { return ScoreBound{Score: f} }
+	exc := func(f float64) ScoreBound { return ScoreBound{Score: f, Exclusive: true} }
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		min, max      ScoreBound
+		rev           bool
+		offset, count int64
+		want          string
+	}{
+		{inc(-inf), inc(inf), false, 0, -1, "n z0 a b b2 c p"},
+		{exc(-inf), exc(inf), false, 0, -1, "z0 a b b2 c"},
+		{inc(1), inc(2), false, 0, -1, "a b b2"},
+		{exc(1), inc(2), false, 0, -1, "b b2"},
+		{inc(2), exc(3), false, 0, -1, "b b2"},
+		{exc(2), exc(3), false, 0, -1, ""},
+		{inc(2), inc(2), false, 0, -1, "b b2"},
+		{exc(2), inc(2), false, 0, -1, ""},
+		{inc(3), inc(1), false, 0, -1, ""},
+		{inc(math.Copysign(0, -1)), inc(0), false, 0, -1, "z0"},
+		{exc(0), inc(1), false, 0, -1, "a"},
+		{inc(-inf), inc(inf), false, 2, 3, "a b b2"},
+		{inc(-inf), inc(inf), true, 2, 3, "b2 b a"},
+		{inc(-inf), inc(inf), false, -1, 3, ""},
+		{inc(-inf), inc(inf), false, 1, 0, ""},
+		{inc(-inf), inc(inf), false, 6, -5, "p"},
+		{inc(-inf), inc(inf), false, 7, -1, ""},
+		{inc(1), inc(3), true, 0, -1, "c b2 b a"},
+	} {
+		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+			return tx.ZRange(0, []byte("z"), ZRange{By: ZByScore, Min: tc.min, Max: tc.max, Rev: tc.rev, Offset: tc.offset, Count: tc.count})
+		})
+		if m := members(got); m != tc.want {
+			t.Errorf("ZRANGEBYSCORE %+v %+v rev=%v limit %d %d = %q, want %q", tc.min, tc.max, tc.rev, tc.offset, tc.count, m, tc.want)
+		}
+	}
+}
+
+func lexb(s string) LexBound {
+	switch s {
+	case "-":
+		return LexBound{Kind: LexMinInf, Exclusive: true}
+	case "+":
+		return LexBound{Kind: LexMaxInf, Exclusive: true}
+	}
+	return LexBound{Value: []byte(s[1:]), Exclusive: s[0] == '('}
+}
+
+func TestZRangeByLex(t *testing.T) {
+	// One score: the range is a run of the index, found by seeking. Mixed
+	// scores: Redis's listpack walk (first member in range, up to the
+	// first one past the end).
+	for _, tc := range []struct {
+		set           []any
+		min, max      string
+		rev           bool
+		offset, count int64
+		want          string
+		count2        int64
+	}{
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "-", "+", false, 0, -1, "a b c d", 4},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "[b", "(d", false, 0, -1, "b c", 2},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "(b", "[d", false, 0, -1, "c d", 2},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "[", "[c", false, 0, -1, "a b c", 3},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "+", "-", false, 0, -1, "", 0},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "-", "-", false, 0, -1, "", 0},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "[c", "[b", false, 0, -1, "", 0},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "[b", "[b", false, 0, -1, "b", 1},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "(b", "[b", false, 0, -1, "", 0},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "-", "+", true, 1, 2, "c b", 4},
+		{[]any{"a", 0, "b", 0, "c", 0, "d", 0}, "[b", "+", true, 0, -1, "d c b", 3},
+		{[]any{"a", 0, "ab", 0, "b\x00", 0, "b", 0}, "(a", "[b", false, 0, -1, "ab b", 2},
+		{[]any{"a", 0, "ab", 0, "b\x00", 0, "b", 0}, "[b", "+", false, 0, -1, "b b\x00", 2},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "-", "+", false, 0, -1, "b a d c", 4},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "[a", "[c", false, 0, -1, "b a", 2},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "[b", "[c", false, 0, -1, "b a", 2},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "[a", "[c", true, 0, -1, "c d a b", 2},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "[b", "[d", true, 0, -1, "c d", 3},
+		{[]any{"b", 1, "a", 2, "d", 3, "c", 4}, "[x", "+", false, 0, -1, "", 0},
+	} {
+		s, _ := openTestStore(t)
+		zadd(t, s, "z", tc.set...)
+		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+			return tx.ZRange(0, []byte("z"), ZRange{By: ZByLex, LexMin: lexb(tc.min), LexMax: lexb(tc.max), Rev: tc.rev, Offset: tc.offset, Count: tc.count})
+		})
+		if m := members(got); m != tc.want {
+			t.Errorf("%v: ZRANGEBYLEX %s %s rev=%v = %q, want %q", tc.set, tc.min, tc.max, tc.rev, m, tc.want)
+		}
+		if !tc.rev {
+			n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZLexCount(0, []byte("z"), lexb(tc.min), lexb(tc.max)) })
+			if n != tc.count2 {
+				t.Errorf("%v: ZLEXCOUNT %s %s = %d, want %d", tc.set, tc.min, tc.max, n, tc.count2)
+			}
+		}
+	}
+}
+
+func TestZRangeAbsentKey(t *testing.T) {
+	s, _ := openTestStore(t)
+	for _, r := range []ZRange{{By: ZByRank, Stop: -1, Count: -1}, {By: ZByScore, Count: -1}, {By: ZByLex, LexMin: lexb("-"), LexMax: lexb("+"), Count: -1}} {
+		if ms := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRange(0, []byte("none"), r) }); len(ms) != 0 {
+			t.Errorf("ZRange %+v of no key = %v", r, ms)
+		}
+	}
+}
+
+// --- Model-based test -------------------------------------------------------------------
+
+// zmodel is the sorted set a sequence of commands should produce.
+type zmodel map[string]float64
+
+func (m zmodel) sorted() []ZMember {
+	out := make([]ZMember, 0, len(m))
+	for k, v := range m {
+		out = append(out, ZMember{Member: []byte(k), Score: v})
+	}
+	slices.SortFunc(out, func(a, b ZMember) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.Member, b.Member)
+	})
+	return out
+}
+
+// TestZSetAgainstModel runs random writes on one sorted set and checks
+// every read against a model after each of them. Sizes cross the run
+// length from which removals write range tombstones.
+func TestZSetAgainstModel(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	s, _ := openTestStore(t)
+	key := []byte("z")
+	model := zmodel{}
+	member := func() string { return fmt.Sprintf("m%03d", rng.IntN(400)) }
+	score := func() float64 { return float64(rng.IntN(60)) / 2 }
+	for step := range 1500 {
+		var op string
+		tx := s.Begin([][]byte{key})
+		switch r := rng.IntN(100); {
+		case r < 40:
+			op = "zadd"
+			var pairs []ZMember
+			for range 1 + rng.IntN(20) {
+				pairs = append(pairs, ZMember{Member: []byte(member()), Score: score()})
+			}
+			if _, err := tx.ZAdd(0, key, ZAddArgs{}, pairs); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pairs {
+				model[string(p.Member)] = p.Score
+			}
+		case r < 55:
+			op = "zrem"
+			ms := [][]byte{[]byte(member()), []byte(member())}
+			n, err := tx.ZRem(0, key, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, m := range ms {
+				if _, ok := model[string(m)]; ok {
+					delete(model, string(m))
+					want++
+				}
+			}
+			if int(n) != want {
+				t.Fatalf("step %d: ZREM = %d, want %d", step, n, want)
+			}
+		case r < 65:
+			op = "zpop"
+			highest := rng.IntN(2) == 0
+			count := int64(1 + rng.IntN(80))
+			got, err := tx.ZPop(0, key, highest, count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sorted := model.sorted()
+			if highest {
+				slices.Reverse(sorted)
+			}
+			want := sorted[:min(int(count), len(sorted))]
+			if zstr(got) != zstr(want) {
+				t.Fatalf("step %d: ZPOP highest=%v %d = %s, want %s", step, highest, count, zstr(got), zstr(want))
+			}
+			for _, m := range want {
+				delete(model, string(m.Member))
+			}
+		case r < 75:
+			op = "zremrangebyrank"
+			a, b := int64(rng.IntN(120)-40), int64(rng.IntN(120)-40)
+			n, err := tx.ZRemRange(0, key, ZRange{By: ZByRank, Start: a, Stop: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sorted := model.sorted()
+			lo, hi, ok := clampRanks(a, b, int64(len(sorted)))
+			var want int64
+			if ok {
+				for _, m := range sorted[lo : hi+1] {
+					delete(model, string(m.Member))
+				}
+				want = hi - lo + 1
+			}
+			if n != want {
+				t.Fatalf("step %d: ZREMRANGEBYRANK %d %d = %d, want %d", step, a, b, n, want)
+			}
+		case r < 85:
+			op = "zremrangebyscore"
+			lo, hi := ScoreBound{Score: score(), Exclusive: rng.IntN(2) == 0}, ScoreBound{Score: score(), Exclusive: rng.IntN(2) == 0}
+			n, err := tx.ZRemRange(0, key, ZRange{By: ZByScore, Min: lo, Max: hi})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want int64
+			for k, v := range model {
+				if (v > lo.Score || (v == lo.Score && !lo.Exclusive)) && (v < hi.Score || (v == hi.Score && !hi.Exclusive)) {
+					delete(model, k)
+					want++
+				}
+			}
+			if n != want {
+				t.Fatalf("step %d: ZREMRANGEBYSCORE %+v %+v = %d, want %d", step, lo, hi, n, want)
+			}
+		default:
+			op = "zincrby"
+			m := member()
+			res, err := tx.ZAdd(0, key, ZAddArgs{Incr: true}, []ZMember{{Member: []byte(m), Score: score() - 15}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model[m] = res.Score
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		tx.Close()
+		zcheckModel(t, s, key, model, rng, fmt.Sprintf("step %d (%s)", step, op))
+	}
+}
+
+// zcheckModel compares every read of key with the model.
+func zcheckModel(t *testing.T, s *Store, key []byte, model zmodel, rng *rand.Rand, where string) {
+	t.Helper()
+	sorted := model.sorted()
+	n := int64(len(sorted))
+	tx := s.Read(false)
+	defer tx.Close()
+	if c, err := tx.ZCard(0, key); err != nil || c != n {
+		t.Fatalf("%s: ZCARD = %d, %v; want %d", where, c, err, n)
+	}
+	all, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: -1})
+	if err != nil || zstr(all) != zstr(sorted) {
+		t.Fatalf("%s: ZRANGE 0 -1 = %s, %v; want %s", where, zstr(all), err, zstr(sorted))
+	}
+	a, b := int64(rng.IntN(int(n)+20)-10), int64(rng.IntN(int(n)+20)-10)
+	rev := rng.IntN(2) == 0
+	got, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: a, Stop: b, Rev: rev})
+	var want []ZMember
+	if lo, hi, ok := clampRanks(a, b, n); ok {
+		src := slices.Clone(sorted)
+		if rev {
+			slices.Reverse(src)
+		}
+		want = src[lo : hi+1]
+	}
+	if err != nil || zstr(got) != zstr(want) {
+		t.Fatalf("%s: ZRANGE %d %d rev=%v = %s, %v; want %s", where, a, b, rev, zstr(got), err, zstr(want))
+	}
+	if n > 0 {
+		i := rng.IntN(int(n))
+		m := sorted[i]
+		r, sc, ok, err := tx.ZRank(0, key, m.Member, false)
+		if err != nil || !ok || r != int64(i) || sc != m.Score {
+			t.Fatalf("%s: ZRANK %s = %d %g %v %v; want %d", where, m.Member, r, sc, ok, err, i)
+		}
+		r, _, _, _ = tx.ZRank(0, key, m.Member, true)
+		if r != n-1-int64(i) {
+			t.Fatalf("%s: ZREVRANK %s = %d; want %d", where, m.Member, r, n-1-int64(i))
+		}
+	}
+	lo, hi := ScoreBound{Score: float64(rng.IntN(60)) / 2, Exclusive: rng.IntN(2) == 0}, ScoreBound{Score: float64(rng.IntN(60)) / 2, Exclusive: rng.IntN(2) == 0}
+	var inRange []ZMember
+	for _, m := range sorted {
+		if (m.Score > lo.Score || (m.Score == lo.Score && !lo.Exclusive)) && (m.Score < hi.Score || (m.Score == hi.Score && !hi.Exclusive)) {
+			inRange = append(inRange, m)
+		}
+	}
+	if c, err := tx.ZCount(0, key, lo, hi); err != nil || c != int64(len(inRange)) {
+		t.Fatalf("%s: ZCOUNT %+v %+v = %d, %v; want %d", where, lo, hi, c, err, len(inRange))
+	}
+	off, cnt := int64(rng.IntN(5)), int64(rng.IntN(8)-1)
+	got, err = tx.ZRange(0, key, ZRange{By: ZByScore, Min: lo, Max: hi, Offset: off, Count: cnt})
+	want = nil
+	if off < int64(len(inRange)) {
+		want = inRange[off:]
+		if cnt >= 0 && cnt < int64(len(want)) {
+			want = want[:cnt]
+		}
+	}
+	if err != nil || zstr(got) != zstr(want) {
+		t.Fatalf("%s: ZRANGEBYSCORE %+v %+v LIMIT %d %d = %s, %v; want %s", where, lo, hi, off, cnt, zstr(got), err, zstr(want))
+	}
+}
+
+// --- Removal --------------------------------------------------------------------------
+
+func TestZRemRangeEmptiesAndDeletes(t *testing.T) {
+	for _, r := range []ZRange{
+		{By: ZByRank, Start: 0, Stop: -1},
+		{By: ZByRank, Start: -200, Stop: 200},
+		{By: ZByScore, Min: ScoreBound{Score: math.Inf(-1)}, Max: ScoreBound{Score: math.Inf(1)}},
+		{By: ZByLex, LexMin: lexb("-"), LexMax: lexb("+")},
+	} {
+		s, _ := openTestStore(t)
+		for i := range 150 {
+			zadd(t, s, "z", fmt.Sprintf("m%03d", i), 0)
+		}
+		n := zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) { return tx.ZRemRange(0, []byte("z"), r) })
+		if n != 150 || s.DBSize(0) != 0 {
+			t.Errorf("ZRemRange %+v = %d, dbsize %d; want 150, 0", r, n, s.DBSize(0))
+		}
+	}
+}
+
+func TestZRemRangeLongRunUsesOneTombstone(t *testing.T) {
+	s, _ := openTestStore(t)
+	var pairs []any
+	for i := range 300 {
+		pairs = append(pairs, fmt.Sprintf("m%03d", i), i)
+	}
+	zadd(t, s, "z", pairs...)
+	n := zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+		return tx.ZRemRange(0, []byte("z"), ZRange{By: ZByScore, Min: ScoreBound{Score: 100}, Max: ScoreBound{Score: 199}})
+	})
+	if n != 100 {
+		t.Fatalf("removed %d", n)
+	}
+	got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		return tx.ZRange(0, []byte("z"), ZRange{By: ZByRank, Start: 98, Stop: 101})
+	})
+	if zstr(got) != "m098:98 m099:99 m200:200 m201:201" {
+		t.Fatalf("around the hole: %s", zstr(got))
+	}
+	// The range tombstone covers exactly the run: neighbours survive, and
+	// the members' own records are gone (Check verifies both indexes at the
+	// end).
+	if _, ok, _ := zr2(t, s, "m150"); ok {
+		t.Fatal("m150 still has a score")
+	}
+}
+
+func zr2(t *testing.T, s *Store, m string) (float64, bool, error) {
+	tx := s.Read(false)
+	defer tx.Close()
+	return tx.ZScore(0, []byte("z"), []byte(m))
+}
+
+// --- Pops -------------------------------------------------------------------------------
+
+func TestZPopAndZMPop(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "a", 1, "b", 2, "c", 3)
+	set(t, s, 0, "str", "x", SetArgs{})
+	got := zw(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), true, 2) })
+	if zstr(got) != "c:3 b:2" {
+		t.Fatalf("ZPOPMAX 2 = %s", zstr(got))
+	}
+	if got := zw(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), false, 0) }); got != nil {
+		t.Fatalf("ZPOPMIN 0 = %v", got)
+	}
+	// ZMPOP skips absent keys, stops at the first zset, and only reports a
+	// wrong type met before it.
+	type res struct {
+		i  int
+		ms string
+	}
+	mpop := func(keys ...string) (res, error) {
+		tx := s.Begin(zbs(keys...))
+		defer tx.Close()
+		i, ms, err := tx.ZMPop(0, zbs(keys...), false, 5)
+		if err == nil {
+			err = tx.Commit()
+		}
+		return res{i, zstr(ms)}, err
+	}
+	if r, err := mpop("none", "z", "str"); err != nil || r != (res{1, "a:1"}) {
+		t.Fatalf("ZMPOP none z str = %+v, %v", r, err)
+	}
+	if s.DBSize(0) != 1 {
+		t.Fatalf("popping the last member left %d keys", s.DBSize(0))
+	}
+	if _, err := mpop("none", "str", "z"); err != ErrWrongType {
+		t.Fatalf("ZMPOP none str = %v", err)
+	}
+	if r, err := mpop("none", "z"); err != nil || r.i != -1 {
+		t.Fatalf("ZMPOP of no zset = %+v, %v", r, err)
+	}
+}
+
+// --- Set operations -------------------------------------------------------------------
+
+func TestZSetOperations(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z1", "a", 1, "b", 2, "c", 3)
+	zadd(t, s, "z2", "b", 10, "c", 20, "d", 30)
+	zmakeSet(t, s, "s", "c", "d", "e")
+	zadd(t, s, "inf", "a", math.Inf(1))
+	zadd(t, s, "ninf", "a", math.Inf(-1))
+	ks := func(k ...string) [][]byte { return zbs(k...) }
+	for _, tc := range []struct {
+		op      ZSetOp
+		keys    [][]byte
+		weights []float64
+		agg     ZAggregate
+		want    string
+	}{
+		{ZUnion, ks("z1", "z2"), nil, ZSum, "a:1 b:12 c:23 d:30"},
+		{ZUnion, ks("z1", "z2", "s"), nil, ZSum, "a:1 e:1 b:12 c:24 d:31"},
+		{ZUnion, ks("z1", "z2"), nil, ZMin, "a:1 b:2 c:3 d:30"},
+		{ZUnion, ks("z1", "z2"), nil, ZMax, "a:1 b:10 c:20 d:30"},
+		{ZUnion, ks("z1", "z2"), []float64{2, 3}, ZSum, "a:2 b:34 c:66 d:90"},
+		{ZUnion, ks("z1", "none"), nil, ZSum, "a:1 b:2 c:3"},
+		{ZUnion, ks("inf", "ninf"), nil, ZSum, "a:0"},
+		{ZUnion, ks("inf", "ninf"), []float64{0, 1}, ZSum, "a:-Inf"},
+		{ZUnion, ks("inf", "ninf"), nil, ZMin, "a:-Inf"},
+		{ZInter, ks("z1", "z2"), nil, ZSum, "b:12 c:23"},
+		{ZInter, ks("z1", "z2", "s"), nil, ZSum, "c:24"},
+		{ZInter, ks("z1", "z2"), []float64{2, 0.5}, ZMax, "b:5 c:10"},
+		{ZInter, ks("z1", "z1"), []float64{1, 2}, ZSum, "a:3 b:6 c:9"},
+		{ZInter, ks("z1", "none"), nil, ZSum, ""},
+		{ZInter, ks("inf", "ninf"), []float64{0, 0}, ZSum, "a:0"},
+		{ZDiff, ks("z1", "z2"), nil, ZSum, "a:1"},
+		{ZDiff, ks("z2", "s"), nil, ZSum, "b:10"},
+		{ZDiff, ks("s", "z1"), nil, ZSum, "d:1 e:1"},
+		{ZDiff, ks("z1", "z1"), nil, ZSum, ""},
+		{ZDiff, ks("none", "z1"), nil, ZSum, ""},
+	} {
+		got := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZSetOperate(0, tc.op, tc.keys, tc.weights, tc.agg) })
+		if zstr(got) != tc.want {
+			t.Errorf("op %d %s w=%v agg=%d = %s, want %s", tc.op, tc.keys, tc.weights, tc.agg, zstr(got), tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		keys  [][]byte
+		limit int64
+		want  int64
+	}{
+		{ks("z1", "z2"), 0, 2},
+		{ks("z1", "z2"), 1, 1},
+		{ks("z1", "z2"), 5, 2},
+		{ks("z1", "z2", "s"), 0, 1},
+		{ks("none", "z1"), 0, 0},
+	} {
+		if n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZInterCard(0, tc.keys, tc.limit) }); n != tc.want {
+			t.Errorf("ZINTERCARD %s LIMIT %d = %d, want %d", tc.keys, tc.limit, n, tc.want)
+		}
+	}
+	// Storing replaces the destination, whatever it was; an empty result
+	// deletes it.
+	set(t, s, 0, "dst", "string", SetArgs{})
+	if n := zw(t, s, []string{"dst", "z1", "z2"}, func(tx *Tx) (int64, error) {
+		return tx.ZSetOperateStore(0, []byte("dst"), ZInter, ks("z1", "z2"), nil, ZSum)
+	}); n != 2 || zall(t, s, "dst") != "b:12 c:23" {
+		t.Fatalf("ZINTERSTORE = %d, %s", n, zall(t, s, "dst"))
+	}
+	if n := zw(t, s, []string{"z1", "z2"}, func(tx *Tx) (int64, error) {
+		return tx.ZSetOperateStore(0, []byte("z1"), ZUnion, ks("z1", "z2"), nil, ZSum)
+	}); n != 4 || zall(t, s, "z1") != "a:1 b:12 c:23 d:30" {
+		t.Fatalf("ZUNIONSTORE into a source = %d, %s", n, zall(t, s, "z1"))
+	}
+	if n := zw(t, s, []string{"dst", "none"}, func(tx *Tx) (int64, error) {
+		return tx.ZSetOperateStore(0, []byte("dst"), ZDiff, ks("none"), nil, ZSum)
+	}); n != 0 || zall(t, s, "dst") != "" {
+		t.Fatalf("empty ZDIFFSTORE = %d, %s", n, zall(t, s, "dst"))
+	}
+	if _, ok := get(t, s, 0, "dst"); ok {
+		t.Fatal("empty result left the destination")
+	}
+}
+
+func TestZRangeStore(t *testing.T) {
+	s, clock := openTestStore(t)
+	zadd(t, s, "src", "a", 1, "b", 2, "c", 3)
+	zadd(t, s, "dst", "old", 9)
+	zw(t, s, []string{"dst"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("dst"), clock.ms.Load()+5000, ExpireAlways) })
+	n := zw(t, s, []string{"dst", "src"}, func(tx *Tx) (int64, error) {
+		return tx.ZRangeStore(0, []byte("dst"), []byte("src"), ZRange{By: ZByScore, Min: ScoreBound{Score: 2}, Max: ScoreBound{Score: 9}, Rev: true, Count: -1})
+	})
+	if n != 2 || zall(t, s, "dst") != "b:2 c:3" {
+		t.Fatalf("ZRANGESTORE = %d, %s", n, zall(t, s, "dst"))
+	}
+	if d := zr(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("dst")) }); d != -1 {
+		t.Fatalf("the destination kept deadline %d", d)
+	}
+	n = zw(t, s, []string{"src"}, func(tx *Tx) (int64, error) {
+		return tx.ZRangeStore(0, []byte("src"), []byte("src"), ZRange{By: ZByRank, Start: 1, Stop: 1, Count: -1})
+	})
+	if n != 1 || zall(t, s, "src") != "b:2" {
+		t.Fatalf("ZRANGESTORE onto its source = %d, %s", n, zall(t, s, "src"))
+	}
+}
+
+// --- Random members ----------------------------------------------------------------------
+
+func TestZRandMembers(t *testing.T) {
+	for _, size := range []int{5, 200} {
+		s, _ := openTestStore(t)
+		var pairs []any
+		for i := range size {
+			pairs = append(pairs, fmt.Sprintf("m%03d", i), i)
+		}
+		zadd(t, s, "z", pairs...)
+		all := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), int64(size+10)) })
+		if len(all) != size || string(all[0].Member) != fmt.Sprintf("m%03d", size-1) {
+			t.Fatalf("size %d: count above size gave %d members starting %q (want all, highest first)", size, len(all), all[0].Member)
+		}
+		for _, count := range []int64{1, 2, int64(size) / 3, int64(size) / 2, int64(size) - 1} {
+			got := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), count) })
+			seen := map[string]bool{}
+			for _, m := range got {
+				if seen[string(m.Member)] {
+					t.Fatalf("size %d count %d: %s twice", size, count, m.Member)
+				}
+				seen[string(m.Member)] = true
+				if want := fmt.Sprintf("m%03d", int(m.Score)); want != string(m.Member) {
+					t.Fatalf("member %s came with score %g", m.Member, m.Score)
+				}
+			}
+			if int64(len(got)) != count {
+				t.Fatalf("size %d count %d: got %d", size, count, len(got))
+			}
+		}
+		// Draws with repeats are uniform: every member comes up near its
+		// expected share.
+		tx := s.Read(false)
+		smp, err := tx.NewZRandSampler(0, []byte("z"))
+		if err != nil || smp == nil {
+			t.Fatal(err)
+		}
+		hits := map[string]int{}
+		const draws = 40000
+		for range draws / 1000 {
+			ms, err := smp.Draw(1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range ms {
+				hits[string(m.Member)]++
+			}
+		}
+		smp.Close()
+		tx.Close()
+		exp := float64(draws) / float64(size)
+		for m, h := range hits {
+			if math.Abs(float64(h)-exp) > 6*math.Sqrt(exp) {
+				t.Errorf("size %d: %s drawn %d times, expected about %.0f", size, m, h, exp)
+			}
+		}
+		if len(hits) != size {
+			t.Errorf("size %d: only %d members drawn", size, len(hits))
+		}
+		one := map[string]int{}
+		for range 2000 {
+			m, ok, err := zr2m(s)
+			if err != nil || !ok {
+				t.Fatal(err)
+			}
+			one[string(m.Member)]++
+		}
+		if len(one) < min(size, 100) {
+			t.Errorf("size %d: ZRANDMEMBER hit only %d members in 2000 calls", size, len(one))
+		}
+	}
+}
+
+func zr2m(s *Store) (ZMember, bool, error) {
+	tx := s.Read(false)
+	defer tx.Close()
+	return tx.ZRandMember(0, []byte("z"))
+}
+
+// --- ZSCAN ------------------------------------------------------------------------------------
+
+func TestZScanSmallSetInOneCall(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "a", 1, "b", 2, "c", 3)
+	next, ms, err := zscan(s, 0, ZScanArgs{Count: 1})
+	if err != nil || next != 0 || zstr(ms) != "a:1 b:2 c:3" {
+		t.Fatalf("ZSCAN = %d %s %v", next, zstr(ms), err)
+	}
+	next, ms, _ = zscan(s, 0, ZScanArgs{Count: 1, Pattern: []byte("[ac]")})
+	if next != 0 || zstr(ms) != "a:1 c:3" {
+		t.Fatalf("ZSCAN MATCH = %d %s", next, zstr(ms))
+	}
+}
+
+func zscan(s *Store, cursor uint64, a ZScanArgs) (uint64, []ZMember, error) {
+	tx := s.Read(false)
+	defer tx.Close()
+	return tx.ZScan(0, []byte("z"), cursor, a)
+}
+
+func TestZScanReturnsEveryMember(t *testing.T) {
+	for _, prefix := range []string{"", "user:session:000", strings.Repeat("p", 300)} {
+		s, _ := openTestStore(t)
+		want := map[string]bool{}
+		var pairs []any
+		for i := range 1000 {
+			m := fmt.Sprintf("%s%d", prefix, i*7919%100003)
+			want[m] = true
+			pairs = append(pairs, m, i%10)
+		}
+		zadd(t, s, "z", pairs...)
+		got := map[string]bool{}
+		var cursor uint64
+		calls := 0
+		for {
+			next, ms, err := zscan(s, cursor, ZScanArgs{Count: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls++
+			for _, m := range ms {
+				got[string(m.Member)] = true
+			}
+			if next == 0 {
+				break
+			}
+			if next == cursor {
+				t.Fatalf("prefix %q: cursor %d did not move", prefix, cursor)
+			}
+			cursor = next
+		}
+		if len(got) != len(want) {
+			t.Fatalf("prefix %q: scanned %d of %d members", prefix, len(got), len(want))
+		}
+		// A cursor holds 255 bytes of common prefix and 7 more: members
+		// alike beyond that come back in one call.
+		if len(prefix) < 248 && calls < 10 {
+			t.Fatalf("prefix %q: %d calls of COUNT 50 for 1000 members", prefix, calls)
+		}
+	}
+}
+
+func TestZScanUnderChurn(t *testing.T) {
+	s, _ := openTestStore(t)
+	var pairs []any
+	for i := range 500 {
+		pairs = append(pairs, fmt.Sprintf("stay%04d", i), i)
+	}
+	zadd(t, s, "z", pairs...)
+	got := map[string]bool{}
+	var cursor uint64
+	for step := 0; ; step++ {
+		next, ms, err := zscan(s, cursor, ZScanArgs{Count: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			got[string(m.Member)] = true
+		}
+		// Members come and go between calls, some sorting before
+		// everything (shrinking the common prefix).
+		zadd(t, s, "z", fmt.Sprintf("a%d", step), 0, fmt.Sprintf("zz%d", step), 0)
+		zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+			return tx.ZRem(0, []byte("z"), zbs(fmt.Sprintf("a%d", step-1)))
+		})
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	for i := range 500 {
+		if m := fmt.Sprintf("stay%04d", i); !got[m] {
+			t.Fatalf("%s, present throughout, was not returned", m)
+		}
+	}
+}
+
+// --- OBJECT ENCODING ------------------------------------------------------------------------
+
+func TestZSetEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		long string
+		want string
+	}{
+		{1, "x", "listpack"},
+		{128, "x", "listpack"},
+		{129, "x", "skiplist"},
+		{3, strings.Repeat("y", 64), "listpack"},
+		{3, strings.Repeat("y", 65), "skiplist"},
+	} {
+		s, _ := openTestStore(t)
+		pairs := []any{tc.long, 0}
+		for i := 1; i < tc.n; i++ {
+			pairs = append(pairs, fmt.Sprint(i), i)
+		}
+		zadd(t, s, "z", pairs...)
+		got, ok, err := zr3(s)
+		if err != nil || !ok || got != tc.want {
+			t.Errorf("%d members, one of %d bytes: %q %v %v, want %q", tc.n, len(tc.long), got, ok, err, tc.want)
+		}
+	}
+}
+
+func zr3(s *Store) (string, bool, error) {
+	tx := s.Read(false)
+	defer tx.Close()
+	return tx.ZSetEncoding(0, []byte("z"))
+}
+
+// zbuildBig fills key with n members, "member:<i>" scoring i, in large
+// batches.
+func zbuildBig(b *testing.B, s *Store, key []byte, n int) {
+	const batch = 20_000
+	for lo := 0; lo < n; lo += batch {
+		zbenchWrite(b, s, key, func(tx *Tx) error {
+			pairs := make([]ZMember, 0, batch)
+			for i := lo; i < min(lo+batch, n); i++ {
+				pairs = append(pairs, ZMember{Member: []byte(fmt.Sprintf("member:%d", i)), Score: float64(i)})
+			}
+			_, err := tx.ZAdd(0, key, ZAddArgs{}, pairs)
+			return err
+		})
+	}
+}
+
+// BenchmarkZSetBig times reads and writes inside one sorted set of 1,000
+// and of 1,000,000 members on an on-disk Pebble: the point reads and
+// score-range seeks do not depend on the size; ranks are counted
+// (O(distance from the nearer end)), which ZRankMiddle shows at its worst.
+func BenchmarkZSetBig(b *testing.B) {
+	for _, n := range []int{1_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchZSetOps(b, n) })
+	}
+}
+
+func benchZSetOps(b *testing.B, n int) {
+	s := openBenchStore(b)
+	key := []byte("big")
+	zbuildBig(b, s, key, n)
+	at := func(f float64) float64 { return math.Floor(f * float64(n)) }
+	read := func(b *testing.B, fn func(tx *Tx) error) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tx := s.Read(false)
+			if err := fn(tx); err != nil {
+				b.Fatal(err)
+			}
+			tx.Close()
+		}
+	}
+	want := func(got, n int) error {
+		if got != n {
+			return fmt.Errorf("%d members, want %d", got, n)
+		}
+		return nil
+	}
+	b.Run("ZScore", func(b *testing.B) {
+		i := 0
+		read(b, func(tx *Tx) error {
+			i = (i + 7919) % n
+			_, ok, err := tx.ZScore(0, key, []byte(fmt.Sprintf("member:%d", i)))
+			if !ok && err == nil {
+				err = fmt.Errorf("member:%d missing", i)
+			}
+			return err
+		})
+	})
+	b.Run("ZRangeByScoreLimitDeep", func(b *testing.B) {
+		// ZRANGEBYSCORE big 700000 +inf LIMIT 0 10
+		read(b, func(tx *Tx) error {
+			ms, err := tx.ZRange(0, key, ZRange{By: ZByScore, Min: ScoreBound{Score: at(0.7)}, Max: ScoreBound{Score: math.Inf(1)}, Count: 10})
+			if err == nil {
+				err = want(len(ms), 10)
+			}
+			return err
+		})
+	})
+	b.Run("ZRevRangeByScoreLimitDeep", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			ms, err := tx.ZRange(0, key, ZRange{By: ZByScore, Rev: true, Min: ScoreBound{Score: math.Inf(-1)}, Max: ScoreBound{Score: at(0.3)}, Count: 10})
+			if err == nil {
+				err = want(len(ms), 10)
+			}
+			return err
+		})
+	})
+	b.Run("ZRangeHead", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			ms, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 10})
+			if err == nil {
+				err = want(len(ms), 11)
+			}
+			return err
+		})
+	})
+	b.Run("ZRevRangeHead", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			ms, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 10, Rev: true})
+			if err == nil {
+				err = want(len(ms), 11)
+			}
+			return err
+		})
+	})
+	b.Run("ZCountAll", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			c, err := tx.ZCount(0, key, ScoreBound{Score: math.Inf(-1)}, ScoreBound{Score: math.Inf(1)})
+			if err == nil {
+				err = want(int(c), n)
+			}
+			return err
+		})
+	})
+	b.Run("ZCountNarrow", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			c, err := tx.ZCount(0, key, ScoreBound{Score: at(0.5)}, ScoreBound{Score: at(0.5) + 99})
+			if err == nil {
+				err = want(int(c), 100)
+			}
+			return err
+		})
+	})
+	b.Run("ZRankNearEnd", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			r, _, _, err := tx.ZRank(0, key, []byte(fmt.Sprintf("member:%d", n-10)), false)
+			if err == nil {
+				err = want(int(r), n-10)
+			}
+			return err
+		})
+	})
+	b.Run("ZRankMiddle", func(b *testing.B) {
+		read(b, func(tx *Tx) error {
+			r, _, _, err := tx.ZRank(0, key, []byte(fmt.Sprintf("member:%d", n/2)), false)
+			if err == nil {
+				err = want(int(r), n/2)
+			}
+			return err
+		})
+	})
+	b.Run("ZAdd", func(b *testing.B) {
+		b.ReportAllocs()
+		i := n
+		for b.Loop() {
+			i++
+			zbenchWrite(b, s, key, func(tx *Tx) error {
+				_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: []byte(fmt.Sprintf("member:%d", i)), Score: float64(i)}})
+				return err
+			})
+		}
+	})
+}
