@@ -9,14 +9,17 @@ import (
 
 // Blocking commands (BLPOP, BZPOPMIN, BLMOVE, ...) wait here without holding
 // a lock or spinning. A handler that finds nothing to serve calls x.block;
-// dispatch then parks the client on each of its keys, in arrival order, and
-// waits. When a later command commits a change to one of those keys,
-// dispatch wakes the first waiting client of the key that is not already
-// awake; that client re-runs its command from the start (taking locks
-// again). If it is served, its own commit touches the key and wakes the
-// next client in line; if the key was emptied again meanwhile, it goes back
-// to waiting in its place. So clients are served in the order they blocked,
-// each wake-up costs one retry, and nobody polls.
+// dispatch then queues the client on each of its keys, in arrival order,
+// runs the command once more (a change committed before the client was
+// queued must not be missed) and waits. When a later command commits a
+// change to one of those keys, dispatch tells the first client of the
+// key's queue: it wakes it, or, if that client is running already, marks
+// it to run again. The client re-runs its command from the start (taking
+// locks again). If it is served, it leaves the queue and passes the change
+// on to the next in line, whose run its own commit may have made useful;
+// if the key was emptied again meanwhile, it goes back to waiting in its
+// place. So clients are served in the order they blocked, each wake-up
+// costs one run, and nobody polls.
 
 // blockKey names a key in a logical database.
 type blockKey struct {
@@ -29,9 +32,14 @@ type waiter struct {
 	cl   *client
 	keys []blockKey
 	wake chan struct{} // buffered 1
-	// awake is set (under blockers.mu) when the waiter has been signalled
-	// and has not yet decided whether it was served.
+	// awake is set (under blockers.mu) while the waiter is not waiting on
+	// wake: queued but not yet parked, or signalled and not yet decided
+	// whether it was served.
 	awake bool
+	// changed is set (under blockers.mu) when one of its keys changed
+	// while it was awake: its run may have looked before the change, so it
+	// must run again before it waits.
+	changed bool
 }
 
 // blockers tracks every blocked client by key.
@@ -43,8 +51,12 @@ type blockers struct {
 	count atomic.Int64
 }
 
+// add queues a waiter, awake: the caller runs its command once more before
+// it waits, so a change committed before the waiter was queued is not
+// missed.
 func (b *blockers) add(w *waiter) {
 	b.mu.Lock()
+	w.awake = true
 	if b.queues == nil {
 		b.queues = map[blockKey][]*waiter{}
 	}
@@ -55,6 +67,11 @@ func (b *blockers) add(w *waiter) {
 	b.count.Add(1)
 }
 
+// remove takes a waiter out of its queues. One that leaves awake passes a
+// change on to the next waiter of each of its keys: it may have been told
+// of a change it never ran for (it timed out or hung up meanwhile), and
+// when it was served, its own commit is the change that must reach the
+// next in line. A spurious pass costs the next waiter one run.
 func (b *blockers) remove(w *waiter) {
 	b.mu.Lock()
 	for _, k := range w.keys {
@@ -71,33 +88,57 @@ func (b *blockers) remove(w *waiter) {
 			b.queues[k] = q
 		}
 	}
+	if w.awake {
+		for _, k := range w.keys {
+			b.signalLocked(k)
+		}
+	}
 	b.mu.Unlock()
 	b.count.Add(-1)
 }
 
-// sleep marks a woken waiter as waiting again (it was not served).
-func (b *blockers) sleep(w *waiter) {
+// sleep marks an awake waiter that was not served as waiting again. It
+// reports false, leaving the waiter awake, when one of its keys changed
+// meanwhile: the caller must run the command again instead of waiting.
+func (b *blockers) sleep(w *waiter) bool {
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w.changed {
+		w.changed = false
+		return false
+	}
 	w.awake = false
-	b.mu.Unlock()
+	return true
 }
 
-// signal wakes the first waiter on (db, key) that is not already awake.
+// signal tells the first waiter on (db, key) that the key changed.
 func (b *blockers) signal(db int, key []byte) {
 	if b.count.Load() == 0 {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, w := range b.queues[blockKey{db, string(key)}] {
-		if !w.awake {
-			w.awake = true
-			select {
-			case w.wake <- struct{}{}:
-			default:
-			}
-			return
-		}
+	b.signalLocked(blockKey{db, string(key)})
+	b.mu.Unlock()
+}
+
+// signalLocked wakes the first waiter of k, or marks it changed when it is
+// already awake. Only the first is told: it runs before anyone behind it,
+// and when it leaves (served or not) remove passes the change on, so
+// clients are served in the order they blocked.
+func (b *blockers) signalLocked(k blockKey) {
+	q := b.queues[k]
+	if len(q) == 0 {
+		return
+	}
+	w := q[0]
+	if w.awake {
+		w.changed = true
+		return
+	}
+	w.awake = true
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 

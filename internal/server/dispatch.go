@@ -45,6 +45,11 @@ type ctx struct {
 	failed bool
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
+	// woken is set when a blocking command runs again after it blocked.
+	// Redis then serves it only from keys that hold what it waits for: a
+	// key that has meanwhile become another type leaves it waiting, where
+	// the first run replies WRONGTYPE.
+	woken bool
 }
 
 // db is the client's selected database.
@@ -106,7 +111,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	c.lastCmdAt.Store(time.Now().UnixMilli())
 	start := time.Now()
-	failed, req := s.execute(c, spec, e, args)
+	failed, req := s.execute(c, spec, e, args, false)
 	if req != nil {
 		failed = s.waitAndRetry(c, spec, e, args, req)
 	}
@@ -124,12 +129,12 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 // calls for, runs the handler, commits, and wakes clients blocked on the
 // keys the commit changed. It returns whether the reply was an error, and
 // the handler's block request when it found nothing to serve.
-func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]byte) (failed bool, blocked *blockRequest) {
+func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, woken bool) (failed bool, blocked *blockRequest) {
 	w := c.w
 	// The ctx and key buffers live in the client, so a command allocates
 	// nothing here.
 	x := &c.ctx
-	*x = ctx{srv: s, cl: c, w: w, args: args}
+	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
 	// A handler that panics must not leave its keys locked: the connection
 	// dies (conn.serve recovers), the transaction is released here.
 	defer func() {
@@ -149,7 +154,8 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		}
 		x.tx = s.st.Begin(c.keys)
 	case spec.Flags&command.ReadOnly != 0:
-		x.tx = s.st.Read(spec.Last != spec.First)
+		// Commands reading several keys read them from one snapshot.
+		x.tx = s.st.Read(spec.Last != spec.First || spec.Flags&command.MovableKeys != 0)
 	}
 	writing := x.tx != nil && x.tx.Writable()
 	mark := 0
@@ -208,7 +214,7 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 		// The waiter is queued and awake, so a change committed since the
 		// previous run either shows in this run or marks the waiter
 		// changed: no push can slip in between a run and the wait.
-		failed, again := s.execute(c, spec, e, args)
+		failed, again := s.execute(c, spec, e, args, true)
 		if again == nil {
 			return failed
 		}
