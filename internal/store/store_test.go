@@ -379,3 +379,38 @@ func mustGet(t *testing.T, s *Store, db int, k string) string {
 }
 
 var _ = encoding.TypeString
+
+// Deleting a small collection writes point deletes, not range tombstones
+// (which Pebble re-fragments on every read while they sit in the memtable);
+// a large one is still one range tombstone per family it uses.
+func TestDeleteSmallCollectionsWithPointDeletes(t *testing.T) {
+	for _, c := range []struct {
+		fields     int
+		wantRanges int64
+	}{{3, 0}, {pointDeleteLimit, 0}, {pointDeleteLimit + 1, 1}} {
+		eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce := &countingEngine{Engine: eng}
+		s, err := Open(ce, Options{Databases: 1, ReapInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pairs [][]byte
+		for i := range c.fields {
+			pairs = append(pairs, fmt.Appendf(nil, "f%d", i), []byte("v"))
+		}
+		write(t, s, []string{"h"}, func(tx *Tx) error { _, err := tx.HSet(0, []byte("h"), pairs); return err })
+		ce.ranges.Store(0)
+		write(t, s, []string{"h"}, func(tx *Tx) error { _, err := tx.Delete(0, []byte("h")); return err })
+		if got := ce.ranges.Load(); got != c.wantRanges {
+			t.Errorf("DEL of a %d-field hash wrote %d range tombstones, want %d", c.fields, got, c.wantRanges)
+		}
+		if err := Check(s); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+		_ = eng.Close()
+	}
+}

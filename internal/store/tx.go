@@ -320,7 +320,7 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 		}
 		old = &o
 		if old.Type.IsCollection() && !(m.Type == old.Type && m.Version == old.Version) {
-			if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
+			if err := tx.dropSubKeys(pdb, key, old); err != nil {
 				return err
 			}
 		}
@@ -412,7 +412,7 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 		return false, err
 	}
 	if old.Type.IsCollection() {
-		if err := tx.dropSubKeys(pdb, key, old.Version); err != nil {
+		if err := tx.dropSubKeys(pdb, key, &old); err != nil {
 			return false, err
 		}
 	}
@@ -428,13 +428,48 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 	return live, nil
 }
 
-// dropSubKeys reclaims every sub-key of one version of a collection with a
-// range tombstone per family: O(1) writes whatever the collection's size.
-func (tx *Tx) dropSubKeys(pdb uint16, key []byte, version uint64) error {
-	for _, f := range encoding.SubKeyFamilies {
-		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, version)
-		if err := tx.b.DeleteRange(start, encoding.PrefixEnd(start)); err != nil {
+// pointDeleteLimit is the largest collection whose records are deleted one
+// by one rather than with range tombstones. Pebble re-fragments the range
+// tombstones in its memtable for every read, so a queue that empties and
+// refills a small list thousands of times would otherwise slow every read
+// of every key until the next flush; a few point deletes cost nothing.
+const pointDeleteLimit = 64
+
+// dropSubKeys reclaims every record of one version of a collection: small
+// collections by point deletes, large ones with one range tombstone per
+// family they use — O(1) writes whatever their size.
+func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
+	families := []encoding.Family{encoding.FamilySub}
+	switch {
+	case old.Type == encoding.TypeZSet:
+		families = append(families, encoding.FamilyScore)
+	case encoding.FieldDeadline(old) != 0:
+		families = append(families, encoding.FamilyFieldTTL)
+	}
+	for _, f := range families {
+		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, old.Version)
+		end := encoding.PrefixEnd(start)
+		if old.Size > pointDeleteLimit {
+			if err := tx.b.DeleteRange(start, end); err != nil {
+				return err
+			}
+			continue
+		}
+		it, err := tx.r.NewIter(start, end)
+		if err != nil {
 			return err
+		}
+		var doomed [][]byte
+		for ok := it.First(); ok; ok = it.Next() {
+			doomed = append(doomed, append([]byte(nil), it.Key()...))
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+		for _, k := range doomed {
+			if err := tx.b.Delete(k); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
