@@ -106,6 +106,51 @@ func AppendScoreKey(dst, prefix []byte, score float64, member []byte) []byte {
 	return append(dst, member...)
 }
 
+// ZSetMeta is a sorted set's type-specific metadata: bounds on the score
+// index. Every live member's ScoreBits lie within [Low, High], so a reader
+// of the score index can start at prefix|Low and stop before
+// prefix|High+1, never walking the entries (and tombstones) of members
+// removed below or above. They are true bounds at all times, not
+// necessarily the exact extremes.
+type ZSetMeta struct{ Low, High uint64 }
+
+// ZSetUnbounded is the bounds of a set whose metadata records none: every
+// score index key of the set's version lies within them.
+var ZSetUnbounded = ZSetMeta{Low: 0, High: math.MaxUint64}
+
+// zsetMetaLen is the length of a zset tail that holds bounds. The length
+// of the tail is its layout version: 0 bytes = no bounds (ZSetUnbounded),
+// 16 bytes = Low u64 | High u64. Part of the file format.
+const zsetMetaLen = 16
+
+// AppendZSetMeta appends the zset tail of a metadata record: nothing for
+// ZSetUnbounded, else Low | High.
+func AppendZSetMeta(dst []byte, z ZSetMeta) []byte {
+	if z == ZSetUnbounded {
+		return dst
+	}
+	dst = binary.BigEndian.AppendUint64(dst, z.Low)
+	return binary.BigEndian.AppendUint64(dst, z.High)
+}
+
+// DecodeZSetMeta decodes Meta.Value of a sorted set.
+func DecodeZSetMeta(b []byte) (ZSetMeta, error) {
+	switch len(b) {
+	case 0:
+		return ZSetUnbounded, nil
+	case zsetMetaLen:
+		z := ZSetMeta{Low: binary.BigEndian.Uint64(b), High: binary.BigEndian.Uint64(b[8:])}
+		if z.Low > z.High {
+			return ZSetMeta{}, fmt.Errorf("%w: zset score bounds %#x > %#x", ErrCorrupt, z.Low, z.High)
+		}
+		return z, nil
+	}
+	return ZSetMeta{}, fmt.Errorf("%w: zset metadata tail of %d bytes", ErrCorrupt, len(b))
+}
+
+// Contains reports whether score bits u lie within the bounds.
+func (z ZSetMeta) Contains(u uint64) bool { return z.Low <= u && u <= z.High }
+
 // --- Hashes -------------------------------------------------------------------
 
 // A hash field's value record: a tag byte, then the deadline when the tag

@@ -16,6 +16,7 @@ const zsetCat = command.CatSortedSet
 
 func zsetCommands() []cmdEntry {
 	one := keys{1, 1, 1}
+	const blocking = command.Blocking
 	const (
 		ro  = command.KeyRO
 		rw  = command.KeyRW
@@ -51,6 +52,9 @@ func zsetCommands() []cmdEntry {
 		kf(def("zpopmin", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMin), rw|acc|del),
 		kf(def("zpopmax", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMax), rw|acc|del),
 		zsetNumKeysEntry(def("zmpop", -4, write, noKeys, zsetCat, "sorted-set", "7.0.0", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", cmdZMPop), false, rw|acc|del),
+		kf(def("bzpopmin", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", cmdBZPopMin), rw|acc|del),
+		kf(def("bzpopmax", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.", cmdBZPopMax), rw|acc|del),
+		zsetNumKeysAt(def("bzmpop", -5, write|blocking, noKeys, zsetCat, "sorted-set", "7.0.0", "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", cmdBZMPop), 2, false, rw|acc|del),
 		withTips(kf(def("zrandmember", -2, readonly, one, zsetCat, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set.", cmdZRandMember), ro|acc), tipOutput),
 		zsetNumKeysEntry(def("zunion", -3, readonly, noKeys, zsetCat, "sorted-set", "6.2.0", "Returns the union of multiple sorted sets.", cmdZUnion), false, ro|acc),
 		zsetNumKeysEntry(def("zunionstore", -4, write|denyoom, one, zsetCat, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key.", cmdZUnionStore), true, ro|acc),
@@ -70,6 +74,8 @@ func zsetCommands() []cmdEntry {
 				{Since: "3.0.2", Changes: "Added the `XX`, `NX`, `CH` and `INCR` options."},
 				{Since: "6.2.0", Changes: "Added the `GT` and `LT` options."},
 			}
+		case "bzpopmin", "bzpopmax":
+			s.History = []command.HistoryEntry{{Since: "6.0.0", Changes: "`timeout` is interpreted as a double instead of an integer."}}
 		case "zrank", "zrevrank":
 			s.History = []command.HistoryEntry{{Since: "7.2.0", Changes: "Added the optional `WITHSCORE` argument."}}
 		case "zrange":
@@ -104,12 +110,19 @@ func zrangeStoreEntry(e cmdEntry) cmdEntry {
 // destination key at 1 and numkeys at 2 (ZUNIONSTORE), else numkeys at 1.
 // f is the flags of the numkeys keys.
 func zsetNumKeysEntry(e cmdEntry, dst bool, f command.KeyFlag) cmdEntry {
+	if dst {
+		return zsetNumKeysAt(e, 2, true, f)
+	}
+	return zsetNumKeysAt(e, 1, false, f)
+}
+
+// zsetNumKeysAt is zsetNumKeysEntry with numkeys at index pos (BZMPOP:
+// 2, after its timeout).
+func zsetNumKeysAt(e cmdEntry, pos int, dst bool, f command.KeyFlag) cmdEntry {
 	s := e.spec
 	s.Flags |= command.MovableKeys
-	pos := 1
 	s.KeySpecs = nil
 	if dst {
-		pos = 2
 		s.KeySpecs = append(s.KeySpecs, command.KeySpec{Flags: command.KeyOW | command.KeyUpdate, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)})
 	}
 	s.KeySpecs = append(s.KeySpecs, command.KeySpec{Flags: f, Begin: command.IndexSearch(pos), Find: command.KeyNumKeys(0, 1, 1)})
@@ -762,12 +775,68 @@ func cmdZMPop(x *ctx) {
 	if !ok {
 		return
 	}
-	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, count)
+	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, count, false)
 	switch {
 	case err != nil:
 		x.storeError(err)
 	case i < 0:
 		x.w.NullArray()
+	default:
+		replyZMPop(x, keys[i], ms)
+	}
+}
+
+// --- Blocking pops -----------------------------------------------------------------
+//
+// A blocking pop serves from the first of its keys holding a sorted set,
+// or blocks on all of them (blocking.go) and runs again when one changes.
+// Once woken it is served only from a sorted set: a key that has become
+// another type meanwhile is passed over, where the first run replies
+// WRONGTYPE, as in Redis. A wait that times out replies a null array.
+
+func cmdBZPopMin(x *ctx) { bzpop(x, false) }
+func cmdBZPopMax(x *ctx) { bzpop(x, true) }
+
+// bzpop runs BZPOPMIN and BZPOPMAX: the reply is [key, member, score].
+func bzpop(x *ctx, highest bool) {
+	last := len(x.args) - 1
+	timeout, ok := x.blockTimeout(x.arg(last))
+	if !ok {
+		return
+	}
+	keys := x.args[1:last]
+	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, 1, x.woken)
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case i < 0:
+		x.block(keys, timeout, func(x *ctx) { x.w.NullArray() })
+	default:
+		x.w.Array(3)
+		x.w.Bulk(keys[i])
+		x.w.Bulk(ms[0].Member)
+		x.w.Double(ms[0].Score)
+	}
+}
+
+// cmdBZMPop runs BZMPOP timeout numkeys key... MIN|MAX [COUNT n], checking
+// its arguments in Redis's order: numkeys, MIN|MAX, COUNT, then the
+// timeout. The reply is ZMPOP's.
+func cmdBZMPop(x *ctx) {
+	keys, highest, count, ok := zmpopArgs(x, 2)
+	if !ok {
+		return
+	}
+	timeout, ok := x.blockTimeout(x.arg(1))
+	if !ok {
+		return
+	}
+	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, count, x.woken)
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case i < 0:
+		x.block(keys, timeout, func(x *ctx) { x.w.NullArray() })
 	default:
 		replyZMPop(x, keys[i], ms)
 	}

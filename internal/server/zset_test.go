@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
@@ -984,4 +986,332 @@ func FuzzZSetRangeBounds(f *testing.F) {
 			t.Fatalf("parseLexBound(%q) value %q", b, lb.Value)
 		}
 	})
+}
+
+// --- Blocking pops ------------------------------------------------------------------
+//
+// The blocking tests use the list tests' helpers for blocked clients
+// (listGo, listWaitBlocked, listBlockingBoth).
+
+// TestZSetBlockingPopsServeAtOnce: with a member to pop, BZPOPMIN,
+// BZPOPMAX and BZMPOP reply at once as Redis 7.0 does; a short timeout on
+// absent keys is a null array; arguments are checked in Redis's order
+// (BZMPOP: numkeys, MIN|MAX, COUNT, then the timeout).
+func TestZSetBlockingPopsServeAtOnce(t *testing.T) {
+	zscriptTest(t, `
+SET str x => "OK"
+ZADD z 1 a 2 b 3 c => :3
+BZPOPMIN z 0 => ["z", "a", "1"] || ["z", "a", ,1]
+BZPOPMAX nokey z 0 => ["z", "c", "3"] || ["z", "c", ,3]
+BZPOPMIN nokey 0.01 => nil
+BZPOPMAX nokey other 0.01 => nil
+BZMPOP 0.01 2 nokey z MIN COUNT 5 => ["z", [["b", "2"]]] || ["z", [["b", ,2]]]
+EXISTS z => :0
+BZMPOP 0.01 1 z MIN => nil
+ZADD z 1.5 a 2 b inf c => :3
+BZMPOP 0 1 z MAX COUNT 2 => ["z", [["c", "inf"], ["b", "2"]]] || ["z", [["c", ,+Inf], ["b", ,2]]]
+BZMPOP 0 1 z min => ["z", [["a", "1.5"]]] || ["z", [["a", ,1.5]]]
+EXISTS z => :0
+# A wrong type before the first sorted set fails; after it, it is not looked at.
+BZPOPMIN str 0 => -WRONGTYPE Operation against a key holding the wrong kind of value
+BZPOPMAX nokey str 0 => -WRONGTYPE Operation against a key holding the wrong kind of value
+BZMPOP 0 2 nokey str MIN => -WRONGTYPE Operation against a key holding the wrong kind of value
+ZADD z -1 a => :1
+BZPOPMIN z str 0 => ["z", "a", "-1"] || ["z", "a", ,-1]
+# Timeouts.
+BZPOPMIN z -1 => -ERR timeout is negative
+BZPOPMIN z -0.001 => -ERR timeout is negative
+BZPOPMIN z inf => -ERR timeout is negative
+BZPOPMIN z x => -ERR timeout is not a float or out of range
+BZPOPMIN z " 1" => -ERR timeout is not a float or out of range
+BZPOPMAX z nan => -ERR timeout is not a float or out of range
+BZPOPMIN z 1e-3 => nil
+BZPOPMIN z 0x0.1p-6 => nil
+BZMPOP x 1 z MIN => -ERR timeout is not a float or out of range
+BZMPOP -1 1 z MAX => -ERR timeout is negative
+# BZMPOP's other arguments come first.
+BZMPOP x 0 z MIN => -ERR numkeys should be greater than 0
+BZMPOP x -1 z MIN => -ERR numkeys should be greater than 0
+BZMPOP x 1 z FOO => -ERR syntax error
+BZMPOP x 1 z MIN COUNT 0 => -ERR count should be greater than 0
+BZMPOP x 1 z MIN COUNT x => -ERR count should be greater than 0
+BZMPOP 0 1 z MIN COUNT 1 COUNT 2 => -ERR syntax error
+BZMPOP 0 1 z MIN COUNT => -ERR syntax error
+BZMPOP 0 2 z MIN => -ERR syntax error
+BZMPOP 0 9223372036854775807 z MIN => -ERR syntax error
+BZMPOP 9223372036854775807 1 z MIN => -ERR timeout is negative
+# Arity.
+BZPOPMIN z => -ERR wrong number of arguments for 'bzpopmin' command
+BZPOPMAX z => -ERR wrong number of arguments for 'bzpopmax' command
+BZMPOP 0 1 z => -ERR wrong number of arguments for 'bzmpop' command
+`)
+}
+
+// zexpect waits for a blocked command's reply and checks it as zscript
+// does ("RESP2 reply || RESP3 reply").
+func zexpect(t *testing.T, a *listAsync, proto int, want string) {
+	t.Helper()
+	if w2, w3, two := strings.Cut(want, " || "); two {
+		want = w2
+		if proto == 3 {
+			want = w3
+		}
+	}
+	if got := zrender(a.wait(t, 5*time.Second)); got != want {
+		t.Fatalf("RESP%d reply\n got: %s\nwant: %s", proto, got, want)
+	}
+}
+
+func TestZSetBlockingPopIsWokenByAWrite(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		for _, v := range []struct {
+			cmd    string
+			writes []string
+			want   string
+			after  string // a zscript run afterwards
+		}{
+			{"BZPOPMIN k 0", []string{"ZADD k 2 y 1 x"}, `["k", "x", "1"] || ["k", "x", ,1]`,
+				`ZRANGE k 0 -1 WITHSCORES => ["y", "2"] || [["y", ,2]]`},
+			{"BZPOPMAX k 0", []string{"ZADD k 2 y 1 x"}, `["k", "y", "2"] || ["k", "y", ,2]`,
+				`ZRANGE k 0 -1 => ["x"]`},
+			{"BZPOPMAX k1 k2 k3 0", []string{"ZADD k2 1 a 2 b"}, `["k2", "b", "2"] || ["k2", "b", ,2]`,
+				`ZRANGE k2 0 -1 => ["a"]`},
+			{"BZMPOP 0 2 k0 k MAX COUNT 2", []string{"ZADD k 1 a 2 b 3 c"}, `["k", [["c", "3"], ["b", "2"]]] || ["k", [["c", ,3], ["b", ,2]]]`,
+				`ZRANGE k 0 -1 => ["a"]`},
+			{"BZMPOP 0 1 k MIN COUNT 10", []string{"ZADD k 1 a 2 b"}, `["k", [["a", "1"], ["b", "2"]]] || ["k", [["a", ,1], ["b", ,2]]]`,
+				`EXISTS k => :0`},
+			{"BZMPOP 0.9 1 k MIN", []string{"ZADD k 7 a"}, `["k", [["a", "7"]]] || ["k", [["a", ,7]]]`,
+				`EXISTS k => :0`},
+			{"BZPOPMIN k 0", []string{"ZINCRBY k 5 m"}, `["k", "m", "5"] || ["k", "m", ,5]`, ``},
+			{"BZPOPMIN k 0", []string{"ZADD src 1 a 2 b", "ZUNIONSTORE k 1 src"}, `["k", "a", "1"] || ["k", "a", ,1]`,
+				`ZRANGE k 0 -1 => ["b"]`},
+			{"BZPOPMIN k 0", []string{"ZADD src 1 a", "RENAME src k"}, `["k", "a", "1"] || ["k", "a", ,1]`,
+				`EXISTS src k => :0`},
+		} {
+			a := listGo(t, ts, proto, zsplit(t, v.cmd)...)
+			listWaitBlocked(t, c, 1)
+			a.pending(t)
+			for _, w := range v.writes {
+				ksDo(t, c, zsplit(t, w)...)
+			}
+			zexpect(t, a, proto, v.want)
+			zscript(t, c, proto, v.after)
+			listWaitBlocked(t, c, 0)
+			ksDo(t, c, "FLUSHALL")
+		}
+	})
+}
+
+func TestZSetBlockedClientsAreServedInOrder(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		// One ZADD of several members serves each blocked client in
+		// turn, lowest first.
+		var as []*listAsync
+		for i := range 3 {
+			as = append(as, listGo(t, ts, proto, "BZPOPMIN", "q", "0"))
+			listWaitBlocked(t, c, i+1)
+		}
+		ksDo(t, c, "ZADD", "q", "4", "d", "3", "c", "2", "b", "1", "a")
+		for i, a := range as {
+			m := string(rune('a' + i))
+			zexpect(t, a, proto, fmt.Sprintf(`["q", "%s", "%d"] || ["q", "%s", ,%d]`, m, i+1, m, i+1))
+		}
+		listWaitBlocked(t, c, 0)
+		zscript(t, c, proto, `ZRANGE q 0 -1 => ["d"]
+DEL q => :1`)
+
+		// Added one at a time, members go to the clients in the order
+		// they blocked, whatever each one pops.
+		as = as[:0]
+		for i, cmd := range []string{"BZPOPMAX q 0", "BZMPOP 0 1 q MIN", "BZPOPMIN q 0"} {
+			as = append(as, listGo(t, ts, proto, zsplit(t, cmd)...))
+			listWaitBlocked(t, c, i+1)
+		}
+		ksDo(t, c, "ZADD", "q", "1", "m0")
+		zexpect(t, as[0], proto, `["q", "m0", "1"] || ["q", "m0", ,1]`)
+		ksDo(t, c, "ZADD", "q", "2", "m1")
+		zexpect(t, as[1], proto, `["q", [["m1", "2"]]] || ["q", [["m1", ,2]]]`)
+		ksDo(t, c, "ZADD", "q", "3", "m2")
+		zexpect(t, as[2], proto, `["q", "m2", "3"] || ["q", "m2", ,3]`)
+		listWaitBlocked(t, c, 0)
+
+		// A BZMPOP with a COUNT takes what it can; the next in line gets
+		// the rest.
+		as = as[:0]
+		for i, cmd := range []string{"BZMPOP 0 1 q MAX COUNT 2", "BZPOPMAX q 0"} {
+			as = append(as, listGo(t, ts, proto, zsplit(t, cmd)...))
+			listWaitBlocked(t, c, i+1)
+		}
+		ksDo(t, c, "ZADD", "q", "1", "a", "2", "b", "3", "c")
+		zexpect(t, as[0], proto, `["q", [["c", "3"], ["b", "2"]]] || ["q", [["c", ,3], ["b", ,2]]]`)
+		zexpect(t, as[1], proto, `["q", "a", "1"] || ["q", "a", ,1]`)
+		listWaitBlocked(t, c, 0)
+		zscript(t, c, proto, `EXISTS q => :0`)
+	})
+}
+
+func TestZSetBlockingTimeouts(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		for _, cmd := range []string{"BZPOPMIN k 0.15", "BZPOPMAX k k2 0.15", "BZMPOP 0.15 2 k k2 MAX COUNT 3"} {
+			start := time.Now()
+			a := listGo(t, ts, proto, zsplit(t, cmd)...)
+			listWaitBlocked(t, c, 1)
+			a.expect(t, ksNil{})
+			if d := time.Since(start); d < 150*time.Millisecond || d > 2*time.Second {
+				t.Fatalf("%s timed out after %v", cmd, d)
+			}
+			listWaitBlocked(t, c, 0)
+		}
+		// Writes to the key that leave nothing to pop wake the client,
+		// which goes back to waiting until its deadline.
+		start := time.Now()
+		b := listGo(t, ts, proto, "BZPOPMIN", "k", "0.3")
+		listWaitBlocked(t, c, 1)
+		zscript(t, c, proto, `ZADD k XX 1 a => :0
+SET k v => "OK"
+ZADD k 1 a => -WRONGTYPE Operation against a key holding the wrong kind of value
+DEL k => :1`)
+		b.pending(t)
+		b.expect(t, ksNil{})
+		if d := time.Since(start); d < 300*time.Millisecond || d > 2*time.Second {
+			t.Fatalf("BZPOPMIN 0.3 returned after %v", d)
+		}
+		// Blocking is per database: an add in another one does not serve.
+		b = listGo(t, ts, proto, "BZPOPMIN", "k", "0.2")
+		listWaitBlocked(t, c, 1)
+		zscript(t, c, proto, `SELECT 1 => "OK"
+ZADD k 1 a => :1`)
+		b.expect(t, ksNil{})
+		zscript(t, c, proto, `ZCARD k => :1
+SELECT 0 => "OK"`)
+	})
+}
+
+func TestZSetBlockedClientThatDisconnectsIsCleanedUp(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		for _, cmd := range [][]string{{"BZPOPMIN", "k", "0"}, {"BZMPOP", "0", "1", "k", "MAX", "COUNT", "2"}} {
+			rc := ts.wireProto(t, proto)
+			rc.write(wireCmd(cmd...))
+			listWaitBlocked(t, c, 1)
+			_ = rc.nc.Close()
+			listWaitBlocked(t, c, 0)
+			// Nobody is left to take the member.
+			zscript(t, c, proto, `ZADD k 1 a => :1
+ZCARD k => :1
+DEL k => :1`)
+		}
+	})
+}
+
+// TestZSetBlockedClientIgnoresKeysOfOtherTypes: once blocked, a client
+// waits for a sorted set; a key that becomes another type neither ends the
+// wait nor fails it, as in Redis 7.0.
+func TestZSetBlockedClientIgnoresKeysOfOtherTypes(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		a := listGo(t, ts, proto, "BZPOPMIN", "k", "0")
+		listWaitBlocked(t, c, 1)
+		ksDo(t, c, "SET", "k", "str")
+		a.pending(t)
+		ksDo(t, c, "DEL", "k")
+		ksDo(t, c, "RPUSH", "k", "item")
+		a.pending(t)
+		ksDo(t, c, "DEL", "k")
+		ksDo(t, c, "ZADD", "k", "1", "x")
+		zexpect(t, a, proto, `["k", "x", "1"] || ["k", "x", ,1]`)
+
+		// Another key that gets a member serves it, past the one of
+		// another type.
+		for _, cmd := range []string{"BZPOPMAX s1 s2 0", "BZMPOP 0 2 s1 s2 MAX"} {
+			a = listGo(t, ts, proto, zsplit(t, cmd)...)
+			listWaitBlocked(t, c, 1)
+			ksDo(t, c, "SET", "s1", "str")
+			ksDo(t, c, "ZADD", "s2", "5", "m")
+			want := `["s2", "m", "5"] || ["s2", "m", ,5]`
+			if strings.HasPrefix(cmd, "BZMPOP") {
+				want = `["s2", [["m", "5"]]] || ["s2", [["m", ,5]]]`
+			}
+			zexpect(t, a, proto, want)
+			listWaitBlocked(t, c, 0)
+			ksDo(t, c, "DEL", "s1")
+		}
+	})
+}
+
+// TestZSetBlockingConsumersDrainAQueue runs producers and blocked
+// consumers concurrently: every member added must be popped exactly once
+// and no consumer may stay blocked while members wait.
+func TestZSetBlockingConsumersDrainAQueue(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	const consumers, producers, perProducer = 6, 3, 150
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	errs := make(chan error, consumers+producers)
+	for i := range consumers {
+		cc := ts.client(t, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := [][]any{
+				{"BZPOPMIN", "q1", "q2", "0.5"},
+				{"BZPOPMAX", "q2", "q1", "0.5"},
+				{"BZMPOP", "0.5", "2", "q1", "q2", "MIN", "COUNT", "3"},
+			}[i%3]
+			for {
+				v, err := cc.Do(context.Background(), cmd...).Result()
+				if errors.Is(err, redis.Nil) {
+					return // nothing came for 0.5 s: done
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				var got []string
+				switch r := v.([]any); len(r) {
+				case 3:
+					got = append(got, r[1].(string))
+				case 2:
+					for _, p := range r[1].([]any) {
+						got = append(got, p.([]any)[0].(string))
+					}
+				}
+				mu.Lock()
+				for _, m := range got {
+					seen[m]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for p := range producers {
+		pc := ts.client(t, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perProducer {
+				key := []string{"q1", "q2"}[i%2]
+				if err := pc.ZAdd(context.Background(), key, redis.Z{Score: float64(i), Member: fmt.Sprintf("%d-%d", p, i)}).Err(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := ksInt(t, c, "EXISTS", "q1", "q2"); n != 0 {
+		t.Fatalf("%d sets still hold members after every consumer timed out", n)
+	}
+	if len(seen) != producers*perProducer {
+		t.Fatalf("%d distinct members popped, want %d", len(seen), producers*perProducer)
+	}
+	for m, n := range seen {
+		if n != 1 {
+			t.Fatalf("member %s popped %d times", m, n)
+		}
+	}
 }

@@ -84,13 +84,7 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	}
 	switch m.Type {
 	case encoding.TypeZSet:
-		scores, err := count(encoding.FamilyScore)
-		if err != nil {
-			return err
-		}
-		if scores != m.Size {
-			return fmt.Errorf("zset %q: size field %d, %d score index entries", key, m.Size, scores)
-		}
+		return checkZSetIndex(s, pdb, key, m)
 	case encoding.TypeList:
 		l, err := encoding.DecodeListMeta(m.Value)
 		if err != nil {
@@ -110,6 +104,42 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 				return fmt.Errorf("hash %q: earliest field deadline %d has no field-expiry entry: %w", key, h.MinFieldExpireMs, err)
 			}
 		}
+	}
+	return nil
+}
+
+// checkZSetIndex verifies a sorted set's score index: one entry per member,
+// every one of them within the score bounds of the metadata (readers never
+// look outside them, so an entry beyond a bound is a member lost to every
+// range read).
+func checkZSetIndex(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
+	b, err := encoding.DecodeZSetMeta(m.Value)
+	if err != nil {
+		return fmt.Errorf("zset %q: %w", key, err)
+	}
+	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilyScore, pdb, key, m.Version)
+	it, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var n uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+		u, err := zbits(it.Key(), len(p))
+		if err != nil {
+			return fmt.Errorf("zset %q: %w", key, err)
+		}
+		if !b.Contains(u) {
+			return fmt.Errorf("zset %q: member %q scores %g, outside the metadata's bounds [%g, %g]",
+				key, it.Key()[len(p)+8:], encoding.ScoreFromBits(u), encoding.ScoreFromBits(b.Low), encoding.ScoreFromBits(b.High))
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	if n != m.Size {
+		return fmt.Errorf("zset %q: size field %d, %d score index entries", key, m.Size, n)
 	}
 	return nil
 }

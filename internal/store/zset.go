@@ -35,10 +35,24 @@ import (
 //
 // Removing a long run of the score index (ZREMRANGEBY*, ZPOPMIN/ZPOPMAX/
 // ZMPOP with a count) writes one range tombstone over it instead of a point
-// tombstone per entry (zdropRun). Neither kind keeps a set churned at one
-// end fast: its dead entries pile up in front of the live ones until
-// compactions drop them, and reads from that end step over them
-// (BenchmarkZSetHeadChurn).
+// tombstone per entry (zdropRun).
+//
+// Churn at one end. A set that keeps gaining members at one end and losing
+// them at the other (ZADD + ZREMRANGEBYRANK 0 0, ZADD + ZPOPMIN: a sliding
+// window, a queue) leaves the removed entries as tombstones in front of the
+// live ones until compactions drop them; a read that starts at the end of
+// the index would step over all of them, and get slower the longer the
+// churn goes on. So the metadata keeps bounds on the live scores
+// (encoding.ZSetMeta, docs/encoding.md): writes widen them as scores go
+// out, removals of a member at a bound tighten it to the score now at that
+// end (looked up in the same batch, past only what this command removed),
+// and every reader of the score index iterates within
+// [prefix|low, prefix|high+1) only, never reaching the dead entries
+// outside. Reads take the bounds and iterate in one state (a snapshot or
+// the writer's batch), so a bound can never hide a member the iterator
+// would see. BenchmarkZSetHeadChurn shows ZRANGE 0 10 staying flat. The
+// bounds are per score: a set whose members all share one score (a lex
+// index) gains nothing from them.
 
 // ErrScoreNaN is ZADD INCR's and ZINCRBY's error for a sum that is not a
 // number (inf + -inf).
@@ -155,13 +169,19 @@ type ZScanArgs struct {
 
 // --- Writing ------------------------------------------------------------------
 
-// zwriter is one write command's view of a sorted set: the collection and
-// reusable key buffers.
+// zwriter is one write command's view of a sorted set: the collection,
+// its score bounds and reusable key buffers.
 type zwriter struct {
-	tx         *Tx
-	c          *collection
-	kb, sb, gb []byte
-	vb         [8]byte
+	tx *Tx
+	c  *collection
+	// bounds are written back to the metadata by save. lowStale and
+	// highStale say that a member at that bound left: save then looks up
+	// the score now at that end (tighten), so the bound stays close and
+	// readers do not walk what this command removed.
+	bounds              encoding.ZSetMeta
+	lowStale, highStale bool
+	kb, sb, gb          []byte
+	vb                  [8]byte
 }
 
 // openZSet opens key as a sorted set for writing (ErrWrongType for another
@@ -171,7 +191,103 @@ func (tx *Tx) openZSet(db int, key []byte) (*zwriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &zwriter{tx: tx, c: c}, nil
+	z := &zwriter{tx: tx, c: c, bounds: encoding.ZSetUnbounded}
+	if c.Exists {
+		if z.bounds, err = encoding.DecodeZSetMeta(c.Meta.Value); err != nil {
+			return nil, fmt.Errorf("zset %q: %w", key, err)
+		}
+	}
+	return z, nil
+}
+
+// widen makes the bounds cover score bits u, just written. The first
+// member of a set (size 0: a fresh version, whose index is empty) sets
+// both; a bound moved onto a live entry is exact again.
+func (z *zwriter) widen(u uint64) {
+	if z.c.Meta.Size == 0 {
+		z.bounds = encoding.ZSetMeta{Low: u, High: u}
+		z.lowStale, z.highStale = false, false
+		return
+	}
+	if u <= z.bounds.Low {
+		z.bounds.Low, z.lowStale = u, false
+	}
+	if u >= z.bounds.High {
+		z.bounds.High, z.highStale = u, false
+	}
+}
+
+// left notes that the entry of a member with score bits u was deleted.
+func (z *zwriter) left(u uint64) {
+	if u == z.bounds.Low {
+		z.lowStale = true
+	}
+	if u == z.bounds.High {
+		z.highStale = true
+	}
+}
+
+// zboundKeys returns the score index keys [lo, hi) that the bounds b
+// confine the set with score index prefix p to.
+func zboundKeys(p []byte, b encoding.ZSetMeta) (lo, hi []byte) {
+	buf := make([]byte, 0, 2*(len(p)+8))
+	lo = binary.BigEndian.AppendUint64(append(buf, p...), b.Low)
+	if b.High == math.MaxUint64 {
+		return lo, encoding.PrefixEnd(p)
+	}
+	return lo, binary.BigEndian.AppendUint64(append(lo[len(lo):], p...), b.High+1)
+}
+
+// tighten moves a stale bound to the score now at its end of the index,
+// read through the batch: it steps over the entries this command deleted
+// there (the bound was on the set's extreme score before), no further.
+func (z *zwriter) tighten() error {
+	if !z.lowStale && !z.highStale {
+		return nil
+	}
+	p := z.c.Prefix(encoding.FamilyScore)
+	lo, hi := zboundKeys(p, z.bounds)
+	it, err := z.tx.r.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	end := func(ok bool, u *uint64) error {
+		if !ok {
+			if err := it.Error(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: zset %q of %d members has no score index entry within its bounds", encoding.ErrCorrupt, z.c.key, z.c.Meta.Size)
+		}
+		b, err := zbits(it.Key(), len(p))
+		*u = b
+		return err
+	}
+	if z.lowStale {
+		if err := end(it.First(), &z.bounds.Low); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if z.highStale {
+		if err := end(it.Last(), &z.bounds.High); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	z.lowStale, z.highStale = false, false
+	return it.Close()
+}
+
+// save writes the set's metadata with its bounds (tightened), or deletes
+// the key when no member is left.
+func (z *zwriter) save() error {
+	if z.c.Meta.Size > 0 {
+		if err := z.tighten(); err != nil {
+			return err
+		}
+		z.c.Meta.Value = encoding.AppendZSetMeta(z.c.Meta.Value[:0], z.bounds)
+	}
+	return z.tx.save(z.c)
 }
 
 func (z *zwriter) subKey(member []byte) []byte {
@@ -207,7 +323,9 @@ func (z *zwriter) score(member []byte) (float64, bool, error) {
 
 // put writes both records of a member new to the set.
 func (z *zwriter) put(member []byte, score float64) error {
-	binary.BigEndian.PutUint64(z.vb[:], encoding.ScoreBits(score))
+	u := encoding.ScoreBits(score)
+	z.widen(u)
+	binary.BigEndian.PutUint64(z.vb[:], u)
 	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
 		return err
 	}
@@ -223,7 +341,10 @@ func (z *zwriter) move(member []byte, old, score float64) error {
 	if err := z.tx.del(z.c, z.scoreKey(old, member)); err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint64(z.vb[:], encoding.ScoreBits(score))
+	z.left(encoding.ScoreBits(old))
+	u := encoding.ScoreBits(score)
+	z.widen(u)
+	binary.BigEndian.PutUint64(z.vb[:], u)
 	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
 		return err
 	}
@@ -238,6 +359,7 @@ func (z *zwriter) remove(member []byte, score float64) error {
 	if err := z.tx.del(z.c, z.scoreKey(score, member)); err != nil {
 		return err
 	}
+	z.left(encoding.ScoreBits(score))
 	z.c.Meta.Size--
 	return nil
 }
@@ -301,7 +423,7 @@ func (tx *Tx) ZAdd(db int, key []byte, a ZAddArgs, pairs []ZMember) (ZAddResult,
 	if res.Added+res.Updated == 0 {
 		return res, nil
 	}
-	return res, tx.save(z.c)
+	return res, z.save()
 }
 
 // ZRem removes members and returns how many there were.
@@ -327,7 +449,7 @@ func (tx *Tx) ZRem(db int, key []byte, members [][]byte) (int64, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	return n, tx.save(z.c)
+	return n, z.save()
 }
 
 // zrunRangeDelete is the length from which zdropRun deletes a run of the
@@ -359,6 +481,9 @@ func (tx *Tx) zdropRun(z *zwriter, run *runCollector) error {
 		}
 	}
 	z.c.Meta.Size -= uint64(len(run.members))
+	for _, sc := range run.scores {
+		z.left(encoding.ScoreBits(sc))
+	}
 	if len(run.members) < zrunRangeDelete {
 		for i, m := range run.members {
 			if err := tx.del(z.c, z.scoreKey(run.scores[i], m)); err != nil {
@@ -414,7 +539,7 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 		return nil, err
 	}
 	p := z.c.Prefix(encoding.FamilyScore)
-	it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+	it, err := tx.r.NewIter(zboundKeys(p, z.bounds))
 	if err != nil {
 		return nil, err
 	}
@@ -431,6 +556,15 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 			return nil, err
 		}
 	}
+	// The iterator now rests on the member left at this end, if any: the
+	// new bound, exact, with no second lookup.
+	var next uint64
+	if ok {
+		if next, err = zbits(it.Key(), len(p)); err != nil {
+			it.Close()
+			return nil, err
+		}
+	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return nil, err
 	}
@@ -440,16 +574,28 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 	if err := tx.zdropRun(z, &run); err != nil {
 		return nil, err
 	}
-	return out.done(), tx.save(z.c)
+	if ok {
+		if highest {
+			z.bounds.High, z.highStale = next, false
+		} else {
+			z.bounds.Low, z.lowStale = next, false
+		}
+	}
+	return out.done(), z.save()
 }
 
-// ZMPop pops from the first of keys that holds a sorted set, as ZMPOP and
-// BZMPOP do: absent keys are skipped, and a key of another type before the
-// first sorted set is ErrWrongType. It returns the index in keys of the key
-// popped from, or -1 when none holds a sorted set.
-func (tx *Tx) ZMPop(db int, keys [][]byte, highest bool, count int64) (int, []ZMember, error) {
+// ZMPop pops from the first of keys that holds a sorted set, as ZMPOP,
+// BZMPOP, BZPOPMIN and BZPOPMAX do: absent keys are skipped, and a key of
+// another type before the first sorted set is ErrWrongType — unless
+// skipOthers, which skips it too (a blocked client that was woken is
+// served only from a sorted set, as in Redis). It returns the index in
+// keys of the key popped from, or -1 when none holds a sorted set.
+func (tx *Tx) ZMPop(db int, keys [][]byte, highest bool, count int64, skipOthers bool) (int, []ZMember, error) {
 	for i, k := range keys {
 		_, ok, err := tx.typedMeta(db, k, encoding.TypeZSet)
+		if skipOthers && err == ErrWrongType {
+			continue
+		}
 		if err != nil {
 			return -1, nil, err
 		}
@@ -469,7 +615,7 @@ func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
 	if err != nil || !z.c.Exists {
 		return 0, err
 	}
-	v := &zview{tx: tx, r: tx.r, m: z.c.Meta, stable: true, score: z.c.Prefix(encoding.FamilyScore), sub: z.c.Prefix(encoding.FamilySub)}
+	v := &zview{tx: tx, r: tx.r, m: z.c.Meta, bounds: z.bounds, score: z.c.Prefix(encoding.FamilyScore), sub: z.c.Prefix(encoding.FamilySub)}
 	r.Rev, r.Offset, r.Count = false, 0, -1
 	if r.By == ZByRank {
 		start, stop, ok := clampRanks(r.Start, r.Stop, int64(v.m.Size))
@@ -480,7 +626,7 @@ func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
 			// Everything: no need to read what is deleted.
 			n := int64(v.m.Size)
 			z.c.Meta.Size = 0
-			return n, tx.save(z.c)
+			return n, z.save()
 		}
 	}
 	run := runCollector{}
@@ -493,7 +639,7 @@ func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
 	if err := tx.zdropRun(z, &run); err != nil {
 		return 0, err
 	}
-	return int64(len(run.members)), tx.save(z.c)
+	return int64(len(run.members)), z.save()
 }
 
 // zstore replaces whatever dst holds with a sorted set of ms (distinct
@@ -514,6 +660,7 @@ func (tx *Tx) zstore(db int, dst []byte, ms []ZMember) (int64, error) {
 			return 0, err
 		}
 	}
+	c.Meta.Value = encoding.AppendZSetMeta(nil, z.bounds)
 	return int64(len(ms)), tx.putMeta(db, dst, &c.Meta)
 }
 
@@ -536,12 +683,14 @@ type zview struct {
 	m   encoding.Meta
 	pdb uint16
 	key []byte
-	// stable says that m and every iterator of r agree (see zread): only
-	// then is the size trusted to count ranks from the end.
-	stable bool
+	// bounds confine the score index (see the top of this file); lo and hi
+	// are their keys, built on first use.
+	bounds encoding.ZSetMeta
+	lo, hi []byte
 	// sub and score are the families' prefixes, built on first use.
 	sub, score []byte
-	release    func()
+	// snap is the view's own snapshot, released by close.
+	snap engine.Snapshot
 }
 
 func (v *zview) subPrefix() []byte {
@@ -559,27 +708,32 @@ func (v *zview) scorePrefix() []byte {
 }
 
 func (v *zview) close() {
-	if v.release != nil {
-		v.release()
-		v.release = nil
+	if v.snap != nil {
+		_ = v.snap.Close()
+		v.snap = nil
 	}
 }
 
 // zread opens key as a sorted set for reading. With stable, the metadata
 // and every iterator of the view see one state (the view takes a snapshot
-// unless the Tx already reads one): what needs the size to agree with the
-// index, ranks counted from the end above all, asks for it. counted makes
-// the lookup count as a keyspace hit or miss, as Redis's lookupKeyRead
-// does. The view is nil when the key is absent; close it when done.
+// unless the Tx already reads one: a writer's batch under the key's lock,
+// or a snapshot): every reader of the score index asks for it, since the
+// bounds it iterates within and the size it counts ranks with must be
+// those of the state it iterates. A bound read before a concurrent ZADD
+// below it would hide the new member from an iterator opened after. Point
+// reads (ZSCORE, ZCARD) and reads of the member index alone need no
+// snapshot. counted makes the lookup count as a keyspace hit or miss, as
+// Redis's lookupKeyRead does. The view is nil when the key is absent;
+// close it when done.
 func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 	v := &zview{tx: tx, r: tx.r}
 	var m encoding.Meta
 	var ok bool
 	var err error
 	if stable && tx.b == nil && tx.snap == nil {
-		snap := tx.s.eng.NewSnapshot()
-		v.r, v.release = snap, func() { _ = snap.Close() }
-		m, ok, err = tx.zmetaFrom(snap, db, key)
+		v.snap = tx.s.eng.NewSnapshot()
+		v.r = v.snap
+		m, ok, err = tx.zmetaFrom(v.snap, db, key)
 	} else {
 		m, ok, err = tx.typedMeta(db, key, encoding.TypeZSet)
 	}
@@ -594,9 +748,12 @@ func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 		v.close()
 		return nil, err
 	}
+	if v.bounds, err = encoding.DecodeZSetMeta(m.Value); err != nil {
+		v.close()
+		return nil, fmt.Errorf("zset %q: %w", key, err)
+	}
 	m.Value = nil
 	v.m, v.pdb, v.key = m, tx.s.phys(db), key
-	v.stable = stable || tx.b != nil || tx.snap != nil
 	return v, nil
 }
 
@@ -620,12 +777,30 @@ func zentry(k []byte, plen int) (float64, []byte, error) {
 	return encoding.ScoreFromBits(binary.BigEndian.Uint64(k[plen:])), k[plen+8:], nil
 }
 
-func (v *zview) scoreIter(lo, hi []byte) (engine.Iterator, error) {
-	if lo == nil {
-		lo = v.scorePrefix()
+// zbits reads the score bits of a score index key (family prefix of
+// length plen).
+func zbits(k []byte, plen int) (uint64, error) {
+	if len(k) < plen+8 {
+		return 0, fmt.Errorf("%w: score index key of %d bytes", encoding.ErrCorrupt, len(k))
 	}
-	if hi == nil {
-		hi = encoding.PrefixEnd(v.scorePrefix())
+	return binary.BigEndian.Uint64(k[plen:]), nil
+}
+
+// scoreIter opens an iterator over [lo, hi) of the score index (nil: that
+// end of the index), confined to the set's bounds, so that no walk from an
+// end of the index reaches the dead entries beyond a bound.
+func (v *zview) scoreIter(lo, hi []byte) (engine.Iterator, error) {
+	if v.lo == nil {
+		v.lo, v.hi = zboundKeys(v.scorePrefix(), v.bounds)
+	}
+	if lo == nil || bytes.Compare(lo, v.lo) < 0 {
+		lo = v.lo
+	}
+	if hi == nil || bytes.Compare(hi, v.hi) > 0 {
+		hi = v.hi
+	}
+	if bytes.Compare(lo, hi) > 0 {
+		hi = lo
 	}
 	return v.r.NewIter(lo, hi)
 }
@@ -903,13 +1078,8 @@ func (v *zview) walk(r ZRange, fn func(k []byte) error) error {
 // walkRanks calls fn with the score index keys of ranks [start, stop]
 // (Redis's rules; rev counts from the highest score), in that order. It
 // starts from whichever end of the index is nearer: O(min(start, N-stop))
-// plus what it returns. That needs the size, so on a view that is not
-// stable the ranks must not be negative and the walk starts from the end
-// they count from (walkRanksFromEnd).
+// plus what it returns. The view must be stable (the size is trusted).
 func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) error {
-	if !v.stable {
-		return v.walkRanksFromEnd(start, stop, rev, fn)
-	}
 	n := int64(v.m.Size)
 	start, stop, ok := clampRanks(start, stop, n)
 	if !ok {
@@ -962,45 +1132,9 @@ func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) 
 	return nil
 }
 
-// zrankDirect is the start rank below which a rank range with no negative
-// rank is walked from its own end (see walkRanksFromEnd) rather than from
-// the nearer one.
-const zrankDirect = 1024
-
-// walkRanksFromEnd is walkRanks for ranks that are not negative, walking
-// from the end the ranks count from (the head, or with rev the tail) and
-// stopping where the index does: it does not need the size, so it works on
-// a view that is not stable.
-func (v *zview) walkRanksFromEnd(start, stop int64, rev bool, fn func(k []byte) error) error {
-	if start < 0 || stop < start {
-		return nil
-	}
-	it, err := v.scoreIter(nil, nil)
-	if err != nil {
-		return err
-	}
-	step, ok := it.Next, it.First()
-	if rev {
-		step, ok = it.Prev, it.Last()
-	}
-	for skip := start; ok && skip > 0; skip-- {
-		ok = step()
-	}
-	for i := stop - start; ok && i >= 0; ok, i = step(), i-1 {
-		if err := fn(it.Key()); err != nil {
-			it.Close()
-			return err
-		}
-	}
-	return errors.Join(it.Error(), it.Close())
-}
-
 // zrange reads range r of key: the ZRANGE family's core.
 func (tx *Tx) zrange(db int, key []byte, r ZRange, counted bool) ([]ZMember, error) {
-	// A rank range near the end it counts from (ZRANGE 0 10, ZREVRANGE 0
-	// 10) is walked from there without the size, so it needs no snapshot.
-	stable := r.By == ZByRank && !(r.Start >= 0 && r.Stop >= 0 && r.Start < zrankDirect)
-	v, err := tx.zread(db, key, stable, counted)
+	v, err := tx.zread(db, key, true, counted)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -1423,11 +1557,16 @@ func (tx *Tx) zinputs(r engine.Reader, db int, keys [][]byte) ([]zinput, error) 
 
 // zmetaFromAny reads a live key's metadata of any type through r, bypassing
 // the Tx's metadata cache, and counts as an access to the key (OBJECT
-// IDLETIME), as a read through the cache does.
+// IDLETIME), as a read through the cache does. Value aliases a Tx buffer
+// that the next read of a member's score (zscoreIn) reuses.
 func (tx *Tx) zmetaFromAny(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
-	mk := encoding.AppendMetaKey(nil, tx.s.phys(db), key)
+	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], tx.s.phys(db), key)
+	mk := tx.keyBuf
 	tx.s.access.touchMetaKey(mk, tx.NowMs)
-	raw, err := r.Get(mk, nil)
+	raw, err := r.Get(mk, tx.valBuf[:0])
+	if err == nil {
+		tx.valBuf = raw
+	}
 	switch {
 	case errors.Is(err, engine.ErrNotFound):
 		return encoding.Meta{}, false, nil

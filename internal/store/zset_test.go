@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -53,30 +55,39 @@ func zbenchWrite(b *testing.B, s *Store, key []byte, fn func(tx *Tx) error) {
 	}
 }
 
-// zrangeHeadLatency is the mean time of ZRANGE key 0 10 over n calls.
-func zrangeHeadLatency(b *testing.B, s *Store, key []byte, n int) time.Duration {
-	start := time.Now()
-	for range n {
-		tx := s.Read(false)
-		ms, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 10})
-		tx.Close()
-		if err != nil || len(ms) != 11 {
-			b.Fatalf("ZRANGE 0 10 = %d members, %v", len(ms), err)
+// zreadLatency times reading range r of key from a reading Tx, which must
+// return want members: the median of 11 batches of n calls' mean, so that
+// a burst of other work on the machine (a compaction, another process)
+// does not pass for the cost of the read.
+func zreadLatency(b *testing.B, s *Store, key []byte, r ZRange, want, n int) time.Duration {
+	var batches [11]time.Duration
+	for i := range batches {
+		start := time.Now()
+		for range n {
+			tx := s.Read(false)
+			ms, err := tx.ZRange(0, key, r)
+			tx.Close()
+			if err != nil || len(ms) != want {
+				b.Fatalf("ZRANGE %+v = %d members, %v; want %d", r, len(ms), err, want)
+			}
 		}
+		batches[i] = time.Since(start) / time.Duration(n)
 	}
-	return time.Since(start) / time.Duration(n)
+	slices.Sort(batches[:])
+	return batches[len(batches)/2]
 }
 
-// zremHeadRangeTombstone removes the lowest member the way zdropRun would
-// if it wrote a range tombstone for every run, however short: the
-// alternative BenchmarkZSetHeadChurn compares with.
-func zremHeadRangeTombstone(tx *Tx, key []byte) error {
+// zremEndRangeTombstone removes the lowest member with a range tombstone
+// of its own over its score index entry, however short the run: the
+// alternative to zdropRun's point tombstones that BenchmarkZSetHeadChurn
+// compares with. It keeps the bounds as the real paths do.
+func zremEndRangeTombstone(tx *Tx, key []byte) error {
 	z, err := tx.openZSet(0, key)
 	if err != nil || !z.c.Exists {
 		return err
 	}
 	p := z.c.Prefix(encoding.FamilyScore)
-	it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+	it, err := tx.r.NewIter(zboundKeys(p, z.bounds))
 	if err != nil {
 		return err
 	}
@@ -87,7 +98,7 @@ func zremHeadRangeTombstone(tx *Tx, key []byte) error {
 	if err := it.Close(); err != nil || k == nil {
 		return err
 	}
-	_, m, err := zentry(k, len(p))
+	score, m, err := zentry(k, len(p))
 	if err != nil {
 		return err
 	}
@@ -97,73 +108,120 @@ func zremHeadRangeTombstone(tx *Tx, key []byte) error {
 	if err := tx.b.DeleteRange(k, append(k, 0)); err != nil {
 		return err
 	}
+	z.left(encoding.ScoreBits(score))
 	z.c.Meta.Size--
-	return tx.save(z.c)
+	return z.save()
 }
 
+var zchurnSteps = flag.Int("zset-churn", 20_000, "churn steps of BenchmarkZSetHeadChurn (the RangeTombstoneEach variant does a tenth)")
+
 // BenchmarkZSetHeadChurn is the hot-zset churn of issue 3, bounded: a
-// sorted set of 1,000 members gets a new highest member and loses its
-// lowest, 2,000 times (ZADD + ZREMRANGEBYRANK key 0 0, the sliding window
-// pattern), and ZRANGE key 0 10 is timed before and after. Variants:
+// sorted set of 1,000 members gets a new member at one end and loses one
+// at the other, 20,000 times (-zset-churn), and reads are timed before
+// and after: the end that loses members (ZRANGE 0 10 for head churn,
+// ZREVRANGE 0 10 for tail churn: "end-before", "end-after", and their
+// ratio "after/before") and the middle (ZRANGE 495 505: "mid-before",
+// "mid-after"). Variants:
 //
-//   - ZREMRANGEBYRANK: as shipped, a one-member run gets point tombstones;
-//   - RangeTombstoneEach: a range tombstone per removal instead;
-//   - ZREMRANGEBYRANK64: 64 ZADDs, then ZREMRANGEBYRANK 0 63, one range
-//     tombstone per 64 members (the long-run path);
-//   - ZREM: the same member removed by name, point tombstones, no walk to
-//     find it.
+//   - head/...: a new highest member each step, the lowest removed by
+//     ZREMRANGEBYRANK 0 0, ZPOPMIN, ZREMRANGEBYSCORE -inf <score>, ZREM of
+//     its name, or (ZREMRANGEBYRANK64) ZREMRANGEBYRANK 0 63 every 64 steps,
+//     a run long enough for one range tombstone;
+//   - head/RangeTombstoneEach: a range tombstone for every removal instead
+//     of zdropRun's point tombstones (the alternative it rejects);
+//   - tail/...: a new lowest member each step, the highest removed by
+//     ZREMRANGEBYRANK -1 -1 or ZPOPMAX;
+//   - middle/ZADD: the set's size stays, a member in the middle third gets
+//     a new score in the middle third each step (a leaderboard): its old
+//     entry is a tombstone inside the live range.
 //
-// Every removed entry stays in the memtable as a tombstone in front of
-// the live head until a flush and compactions drop it, and every read from
-// the head (ZRANGE 0 10, and the next ZREMRANGEBYRANK itself) steps over
-// all of them: reads slow down in proportion to the churn whatever the
-// kind of tombstone, and range tombstones make it much worse, because
-// Pebble re-fragments every range tombstone of a memtable for each new
-// iterator. The layout change that fixes it is in the report (a lower
-// bound on live scores kept in the metadata, so reads seek past the dead
-// entries).
+// Every removed entry stays a tombstone until a flush and compactions drop
+// it. The score bounds in the metadata keep reads from the churned end
+// (and the removals' own walks) off the dead entries beyond them, so
+// end-after stays at end-before whatever the churn. They do nothing for
+// tombstones inside the live range (middle/ZADD), which a walk through the
+// middle still steps over, nor for the re-fragmentation of a memtable's
+// range tombstones by each new iterator (RangeTombstoneEach).
 func BenchmarkZSetHeadChurn(b *testing.B) {
-	const size, churn = 1000, 2000
+	const size = 1000
 	name := func(i int) []byte { return []byte(fmt.Sprintf("member:%d", i)) }
-	add := func(tx *Tx, key []byte, i int) error {
-		_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: name(i), Score: float64(i)}})
-		return err
+	add := func(b *testing.B, s *Store, key []byte, m int, score float64) {
+		zbenchWrite(b, s, key, func(tx *Tx) error {
+			_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: name(m), Score: score}})
+			return err
+		})
 	}
+	rem := func(b *testing.B, s *Store, key []byte, r ZRange) {
+		zbenchWrite(b, s, key, func(tx *Tx) error {
+			n, err := tx.ZRemRange(0, key, r)
+			if err == nil && n == 0 {
+				err = errors.New("removed nothing")
+			}
+			return err
+		})
+	}
+	pop := func(b *testing.B, s *Store, key []byte, highest bool) {
+		zbenchWrite(b, s, key, func(tx *Tx) error {
+			ms, err := tx.ZPop(0, key, highest, 1)
+			if err == nil && len(ms) != 1 {
+				err = errors.New("popped nothing")
+			}
+			return err
+		})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
 	for _, v := range []struct {
-		name string
-		// step makes the i-th churn step: ZADD of member size+i and the
-		// removal of member i, in one or more transactions.
+		name  string
+		tail  bool
+		steps int
+		// step makes the i-th churn step.
 		step func(b *testing.B, s *Store, key []byte, i int)
 	}{
-		{"ZREMRANGEBYRANK", func(b *testing.B, s *Store, key []byte, i int) {
-			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
-			zbenchWrite(b, s, key, func(tx *Tx) error {
-				_, err := tx.ZRemRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 0})
-				return err
-			})
+		{"head/ZREMRANGEBYRANK", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
+			rem(b, s, key, ZRange{By: ZByRank, Start: 0, Stop: 0})
 		}},
-		{"RangeTombstoneEach", func(b *testing.B, s *Store, key []byte, i int) {
-			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
-			zbenchWrite(b, s, key, func(tx *Tx) error { return zremHeadRangeTombstone(tx, key) })
+		{"head/ZPOPMIN", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
+			pop(b, s, key, false)
 		}},
-		{"ZREMRANGEBYRANK64", func(b *testing.B, s *Store, key []byte, i int) {
-			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
-			if i%64 == 63 {
-				zbenchWrite(b, s, key, func(tx *Tx) error {
-					_, err := tx.ZRemRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: 63})
-					return err
-				})
-			}
+		{"head/ZREMRANGEBYSCORE", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
+			rem(b, s, key, ZRange{By: ZByScore, Min: ScoreBound{Score: math.Inf(-1)}, Max: ScoreBound{Score: float64(i)}})
 		}},
-		{"ZREM", func(b *testing.B, s *Store, key []byte, i int) {
-			zbenchWrite(b, s, key, func(tx *Tx) error { return add(tx, key, size+i) })
+		{"head/ZREM", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
 			zbenchWrite(b, s, key, func(tx *Tx) error {
 				_, err := tx.ZRem(0, key, [][]byte{name(i)})
 				return err
 			})
 		}},
+		{"head/ZREMRANGEBYRANK64", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
+			if i%64 == 63 {
+				rem(b, s, key, ZRange{By: ZByRank, Start: 0, Stop: 63})
+			}
+		}},
+		{"head/RangeTombstoneEach", false, 10, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(size+i))
+			zbenchWrite(b, s, key, func(tx *Tx) error { return zremEndRangeTombstone(tx, key) })
+		}},
+		{"tail/ZREMRANGEBYRANK", true, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(-1-i))
+			rem(b, s, key, ZRange{By: ZByRank, Start: -1, Stop: -1})
+		}},
+		{"tail/ZPOPMAX", true, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size+i, float64(-1-i))
+			pop(b, s, key, true)
+		}},
+		{"middle/ZADD", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
+			add(b, s, key, size/3+rng.IntN(size/3), float64(size/3)+rng.Float64()*size/3)
+		}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
+			churn := *zchurnSteps / v.steps
+			end := ZRange{By: ZByRank, Start: 0, Stop: 10, Rev: v.tail}
+			mid := ZRange{By: ZByRank, Start: size/2 - 5, Stop: size/2 + 5}
 			for range b.N {
 				s := openBenchStore(b)
 				key := []byte("hot")
@@ -175,16 +233,20 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 					_, err := tx.ZAdd(0, key, ZAddArgs{}, pairs)
 					return err
 				})
-				before := zrangeHeadLatency(b, s, key, 2000)
+				endBefore := zreadLatency(b, s, key, end, 11, 100)
+				midBefore := zreadLatency(b, s, key, mid, 11, 100)
 				t0 := time.Now()
 				for i := range churn {
 					v.step(b, s, key, i)
 				}
 				elapsed := time.Since(t0)
-				after := zrangeHeadLatency(b, s, key, 200)
-				b.ReportMetric(float64(before.Nanoseconds()), "ns/zrange-before")
-				b.ReportMetric(float64(after.Nanoseconds()), "ns/zrange-after")
-				b.ReportMetric(float64(after)/float64(before), "after/before")
+				endAfter := zreadLatency(b, s, key, end, 11, 100)
+				midAfter := zreadLatency(b, s, key, mid, 11, 100)
+				b.ReportMetric(float64(endBefore.Nanoseconds()), "ns/end-before")
+				b.ReportMetric(float64(endAfter.Nanoseconds()), "ns/end-after")
+				b.ReportMetric(float64(endAfter)/float64(endBefore), "after/before")
+				b.ReportMetric(float64(midBefore.Nanoseconds()), "ns/mid-before")
+				b.ReportMetric(float64(midAfter.Nanoseconds()), "ns/mid-after")
 				b.ReportMetric(float64(churn)/elapsed.Seconds(), "steps/s")
 			}
 		})
@@ -402,7 +464,10 @@ func TestZSetWrongType(t *testing.T) {
 				_, err := tx.ZPop(0, kb, false, 0)
 				return err
 			},
-			"ZMPop":         func(tx *Tx) error { _, _, err := tx.ZMPop(0, [][]byte{[]byte("none"), kb}, false, 1); return err },
+			"ZMPop": func(tx *Tx) error {
+				_, _, err := tx.ZMPop(0, [][]byte{[]byte("none"), kb}, false, 1, false)
+				return err
+			},
 			"ZRandMember":   func(tx *Tx) error { _, _, err := tx.ZRandMember(0, kb); return err },
 			"ZRandMembers":  func(tx *Tx) error { _, err := tx.ZRandMembers(0, kb, 2); return err },
 			"ZRandSampler":  func(tx *Tx) error { _, err := tx.NewZRandSampler(0, kb); return err },
@@ -719,6 +784,13 @@ func zcheckModel(t *testing.T, s *Store, key []byte, model zmodel, rng *rand.Ran
 	if c, err := tx.ZCard(0, key); err != nil || c != n {
 		t.Fatalf("%s: ZCARD = %d, %v; want %d", where, c, err, n)
 	}
+	if n > 0 {
+		// Every write leaves the bounds on the extreme scores.
+		want := [2]float64{sorted[0].Score, sorted[n-1].Score}
+		if got := zbounds(t, s, string(key)); got != want {
+			t.Fatalf("%s: score bounds %v, want %v", where, got, want)
+		}
+	}
 	all, err := tx.ZRange(0, key, ZRange{By: ZByRank, Start: 0, Stop: -1})
 	if err != nil || zstr(all) != zstr(sorted) {
 		t.Fatalf("%s: ZRANGE 0 -1 = %s, %v; want %s", where, zstr(all), err, zstr(sorted))
@@ -770,6 +842,169 @@ func zcheckModel(t *testing.T, s *Store, key []byte, model zmodel, rng *rand.Ran
 	}
 	if err != nil || zstr(got) != zstr(want) {
 		t.Fatalf("%s: ZRANGEBYSCORE %+v %+v LIMIT %d %d = %s, %v; want %s", where, lo, hi, off, cnt, zstr(got), err, zstr(want))
+	}
+}
+
+// zbounds reads the score bounds in key's metadata, as scores.
+func zbounds(t testing.TB, s *Store, key string) [2]float64 {
+	t.Helper()
+	tx := s.Read(false)
+	defer tx.Close()
+	m, ok, err := tx.typedMeta(0, []byte(key), encoding.TypeZSet)
+	if err != nil || !ok {
+		t.Fatalf("zset %q: %v, %v", key, ok, err)
+	}
+	b, err := encoding.DecodeZSetMeta(m.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [2]float64{encoding.ScoreFromBits(b.Low), encoding.ScoreFromBits(b.High)}
+}
+
+// --- Score bounds ------------------------------------------------------------------
+
+// TestZSetBoundsFollowEveryWrite: each kind of write leaves the metadata's
+// bounds on the set's lowest and highest scores (the cleanup's Check
+// verifies that no member is outside them).
+func TestZSetBoundsFollowEveryWrite(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name string
+		op   func(tx *Tx, k []byte) error
+		want [2]float64
+	}{
+		{"ZADD below and above", func(tx *Tx, k []byte) error {
+			_, err := tx.ZAdd(0, k, ZAddArgs{}, []ZMember{{Member: []byte("lo"), Score: -inf}, {Member: []byte("hi"), Score: 9}})
+			return err
+		}, [2]float64{-inf, 9}},
+		{"ZADD inside", func(tx *Tx, k []byte) error {
+			_, err := tx.ZAdd(0, k, ZAddArgs{}, []ZMember{{Member: []byte("x"), Score: 2.5}})
+			return err
+		}, [2]float64{1, 5}},
+		{"ZINCRBY moves the lowest up", func(tx *Tx, k []byte) error {
+			_, err := tx.ZAdd(0, k, ZAddArgs{Incr: true}, []ZMember{{Member: []byte("a"), Score: 10}})
+			return err
+		}, [2]float64{2, 11}},
+		{"ZADD XX moves the highest down", func(tx *Tx, k []byte) error {
+			_, err := tx.ZAdd(0, k, ZAddArgs{XX: true}, []ZMember{{Member: []byte("e"), Score: 0}})
+			return err
+		}, [2]float64{0, 4}},
+		{"ZREM of both ends", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRem(0, k, zbs("a", "e"))
+			return err
+		}, [2]float64{2, 4}},
+		{"ZREM of a middle member", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRem(0, k, zbs("c"))
+			return err
+		}, [2]float64{1, 5}},
+		{"ZPOPMIN 2", func(tx *Tx, k []byte) error {
+			_, err := tx.ZPop(0, k, false, 2)
+			return err
+		}, [2]float64{3, 5}},
+		{"ZPOPMAX", func(tx *Tx, k []byte) error {
+			_, err := tx.ZPop(0, k, true, 1)
+			return err
+		}, [2]float64{1, 4}},
+		{"ZREMRANGEBYRANK 0 0", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRemRange(0, k, ZRange{By: ZByRank, Start: 0, Stop: 0})
+			return err
+		}, [2]float64{2, 5}},
+		{"ZREMRANGEBYRANK -2 -1", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRemRange(0, k, ZRange{By: ZByRank, Start: -2, Stop: -1})
+			return err
+		}, [2]float64{1, 3}},
+		{"ZREMRANGEBYSCORE -inf 2", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRemRange(0, k, ZRange{By: ZByScore, Min: ScoreBound{Score: -inf}, Max: ScoreBound{Score: 2}})
+			return err
+		}, [2]float64{3, 5}},
+		{"ZREMRANGEBYLEX [d +", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRemRange(0, k, ZRange{By: ZByLex, LexMin: lexb("[d"), LexMax: lexb("+")})
+			return err
+		}, [2]float64{1, 3}},
+		{"ZRANGESTORE", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRangeStore(0, k, k, ZRange{By: ZByRank, Start: 1, Stop: 2})
+			return err
+		}, [2]float64{2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := openTestStore(t)
+			zadd(t, s, "z", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5)
+			if got := zbounds(t, s, "z"); got != [2]float64{1, 5} {
+				t.Fatalf("bounds after ZADD = %v", got)
+			}
+			zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return true, tc.op(tx, []byte("z")) })
+			if got := zbounds(t, s, "z"); got != tc.want {
+				t.Fatalf("bounds = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestZSetReadsStayWithinBounds plants a score index entry below the lower
+// bound, as a member removed there leaves a tombstone: no read reaches it,
+// and Check reports it.
+func TestZSetReadsStayWithinBounds(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "b", 2, "c", 3)
+	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
+		z, err := tx.openZSet(0, []byte("z"))
+		if err != nil {
+			return false, err
+		}
+		return true, tx.set(z.c, z.scoreKey(1, []byte("ghost")), nil)
+	})
+	if got := zall(t, s, "z"); got != "b:2 c:3" {
+		t.Fatalf("ZRANGE 0 -1 = %s", got)
+	}
+	got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		return tx.ZRange(0, []byte("z"), ZRange{By: ZByScore, Min: ScoreBound{Score: math.Inf(-1)}, Max: ScoreBound{Score: math.Inf(1)}, Count: -1})
+	})
+	if zstr(got) != "b:2 c:3" {
+		t.Fatalf("ZRANGEBYSCORE -inf +inf = %s", zstr(got))
+	}
+	if err := Check(s); err == nil || !strings.Contains(err.Error(), `member "ghost" scores 1, outside the metadata's bounds [2, 3]`) {
+		t.Fatalf("Check = %v", err)
+	}
+	// Put the store right for the cleanup's Check.
+	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
+		z, err := tx.openZSet(0, []byte("z"))
+		if err != nil {
+			return false, err
+		}
+		return true, tx.del(z.c, z.scoreKey(1, []byte("ghost")))
+	})
+}
+
+// TestZSetReadTakesBoundsAndEntriesFromOneState: a read of the live engine
+// takes its view's bounds and its iterators from one snapshot. Without
+// one, a write committed in between that adds a member below the lower
+// bound and removes the lowest would give ranks 0..1 as "c d", a state
+// that never existed: the bound hides the new member, the iterator misses
+// the removed one.
+func TestZSetReadTakesBoundsAndEntriesFromOneState(t *testing.T) {
+	s, _ := openTestStore(t)
+	zadd(t, s, "z", "b", 2, "c", 3, "d", 4)
+	tx := s.Read(false)
+	defer tx.Close()
+	v, err := tx.zread(0, []byte("z"), true, false)
+	if err != nil || v == nil {
+		t.Fatalf("zread = %v, %v", v, err)
+	}
+	defer v.close()
+	zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+		if _, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("a"), Score: 1}}); err != nil {
+			return 0, err
+		}
+		return tx.ZRem(0, []byte("z"), zbs("b"))
+	})
+	var got []string
+	err = v.walk(ZRange{By: ZByRank, Start: 0, Stop: 1}, func(k []byte) error {
+		_, m, err := zentry(k, len(v.scorePrefix()))
+		got = append(got, string(m))
+		return err
+	})
+	if err != nil || strings.Join(got, " ") != "b c" {
+		t.Fatalf("ranks 0..1 = %q, %v; want the state the view opened on (b c)", got, err)
 	}
 }
 
@@ -845,10 +1080,11 @@ func TestZPopAndZMPop(t *testing.T) {
 		i  int
 		ms string
 	}
+	skip := false
 	mpop := func(keys ...string) (res, error) {
 		tx := s.Begin(zbs(keys...))
 		defer tx.Close()
-		i, ms, err := tx.ZMPop(0, zbs(keys...), false, 5)
+		i, ms, err := tx.ZMPop(0, zbs(keys...), false, 5, skip)
 		if err == nil {
 			err = tx.Commit()
 		}
@@ -865,6 +1101,15 @@ func TestZPopAndZMPop(t *testing.T) {
 	}
 	if r, err := mpop("none", "z"); err != nil || r.i != -1 {
 		t.Fatalf("ZMPOP of no zset = %+v, %v", r, err)
+	}
+	// A woken blocked pop passes over keys of other types.
+	skip = true
+	zadd(t, s, "z", "a", 1)
+	if r, err := mpop("none", "str", "z"); err != nil || r != (res{2, "a:1"}) {
+		t.Fatalf("ZMPOP none str z, skipping other types = %+v, %v", r, err)
+	}
+	if r, err := mpop("str"); err != nil || r.i != -1 {
+		t.Fatalf("ZMPOP str, skipping other types = %+v, %v", r, err)
 	}
 }
 
