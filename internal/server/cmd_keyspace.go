@@ -416,16 +416,14 @@ func cmdSwapDB(x *ctx) {
 }
 
 func cmdObjectEncoding(x *ctx) {
-	info, ok, err := x.tx.Lookup(x.db(), x.arg(2))
+	enc, ok, err := x.tx.Encoding(x.db(), x.arg(2))
 	switch {
 	case err != nil:
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
-	case info.Type == encoding.TypeString:
-		x.w.BulkString(store.StringEncoding(info.Value))
 	default:
-		x.w.BulkString(info.Type.String())
+		x.w.BulkString(enc)
 	}
 }
 

@@ -1,5 +1,373 @@
 package server
 
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/rconv"
+	"github.com/cairndb/cairn/internal/store"
+)
+
+const setCat = command.CatSet
+
 func setCommands() []cmdEntry {
-	return []cmdEntry{}
+	one := keys{1, 1, 1}
+	all := keys{1, -1, 1}
+	const (
+		ro  = command.KeyRO
+		rw  = command.KeyRW
+		ow  = command.KeyOW
+		acc = command.KeyAccess
+		upd = command.KeyUpdate
+		ins = command.KeyInsert
+		del = command.KeyDelete
+	)
+	kf := func(e cmdEntry, f command.KeyFlag) cmdEntry {
+		e.spec.KeySpecs[0].Flags = f
+		return e
+	}
+	e := []cmdEntry{
+		kf(def("sadd", -3, write|denyoom|fast, one, setCat, "set", "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", cmdSAdd), rw|ins),
+		kf(def("srem", -3, write|fast, one, setCat, "set", "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", cmdSRem), rw|del),
+		kf(def("sismember", 3, readonly|fast, one, setCat, "set", "1.0.0", "Determines whether a member belongs to a set.", cmdSIsMember), ro),
+		kf(def("smismember", -3, readonly|fast, one, setCat, "set", "6.2.0", "Determines whether multiple members belong to a set.", cmdSMIsMember), ro|acc),
+		withTips(kf(def("smembers", 2, readonly, one, setCat, "set", "1.0.0", "Returns all members of a set.", cmdSMembers), ro|acc), tipOutputOrder),
+		kf(def("scard", 2, readonly|fast, one, setCat, "set", "1.0.0", "Returns the number of members in a set.", cmdSCard), ro),
+		withTips(kf(def("spop", -2, write|fast, one, setCat, "set", "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", cmdSPop), rw|acc|del), tipOutput),
+		withTips(kf(def("srandmember", -2, readonly, one, setCat, "set", "1.0.0", "Get one or multiple random members from a set", cmdSRandMember), ro|acc), tipOutput),
+		setTwoKeySpecs(def("smove", 4, write|fast, keys{1, 2, 1}, setCat, "set", "1.0.0", "Moves a member from one set to another.", cmdSMove), rw|acc|del, rw|ins, false),
+		withTips(kf(def("sinter", -2, readonly, all, setCat, "set", "1.0.0", "Returns the intersect of multiple sets.", cmdSInter), ro|acc), tipOutputOrder),
+		setNumKeysEntry(def("sintercard", -3, readonly, noKeys, setCat, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets.", cmdSInterCard), ro|acc),
+		setTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore)), rw|upd, ro|acc, true),
+		withTips(kf(def("sunion", -2, readonly, all, setCat, "set", "1.0.0", "Returns the union of multiple sets.", cmdSUnion), ro|acc), tipOutputOrder),
+		setTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore)), ow|upd, ro|acc, true),
+		withTips(kf(def("sdiff", -2, readonly, all, setCat, "set", "1.0.0", "Returns the difference of multiple sets.", cmdSDiff), ro|acc), tipOutputOrder),
+		setTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore)), ow|upd, ro|acc, true),
+		withTips(kf(def("sscan", -3, readonly, one, setCat, "set", "2.8.0", "Iterates over members of a set.", cmdSScan), ro|acc), tipOutput),
+	}
+	for i := range e {
+		s := e[i].spec
+		switch s.Name {
+		case "sadd", "srem":
+			s.History = []command.HistoryEntry{{Since: "2.4.0", Changes: "Accepts multiple `member` arguments."}}
+		case "spop":
+			s.History = []command.HistoryEntry{{Since: "3.2.0", Changes: "Added the `count` argument."}}
+		case "srandmember":
+			s.History = []command.HistoryEntry{{Since: "2.6.0", Changes: "Added the optional `count` argument."}}
+		}
+	}
+	return e
+}
+
+// setTwoKeySpecs gives a command Redis's two key specifications: the key at
+// 1 with flags first, then the key at 2 (or, with rest, every key from 2 on)
+// with flags second.
+func setTwoKeySpecs(e cmdEntry, first, second command.KeyFlag, rest bool) cmdEntry {
+	last := 0
+	if rest {
+		last = -1
+	}
+	e.spec.KeySpecs = []command.KeySpec{
+		{Flags: first, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)},
+		{Flags: second, Begin: command.IndexSearch(2), Find: command.RangeKeys(last, 1, 0)},
+	}
+	return e
+}
+
+// setNumKeysEntry gives SINTERCARD its keys: numkeys at 1, then the keys.
+func setNumKeysEntry(e cmdEntry, f command.KeyFlag) cmdEntry {
+	s := e.spec
+	s.Flags |= command.MovableKeys
+	s.KeySpecs = []command.KeySpec{{Flags: f, Begin: command.IndexSearch(1), Find: command.KeyNumKeys(0, 1, 1)}}
+	s.KeysFunc = func(args [][]byte) []int {
+		if len(args) < 2 {
+			return nil
+		}
+		n, ok := rconv.ParseInt(args[1])
+		if !ok || n < 1 || n > int64(len(args)-2) {
+			return nil
+		}
+		ks := make([]int, n)
+		for i := range ks {
+			ks[i] = 2 + i
+		}
+		return ks
+	}
+	return e
+}
+
+func cmdSAdd(x *ctx) {
+	n, err := x.tx.SAdd(x.db(), x.arg(1), x.args[2:])
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdSRem(x *ctx) {
+	n, err := x.tx.SRem(x.db(), x.arg(1), x.args[2:])
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdSIsMember(x *ctx) {
+	ok, err := x.tx.SIsMember(x.db(), x.arg(1), x.arg(2))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(boolInt(ok))
+}
+
+func cmdSMIsMember(x *ctx) {
+	in, err := x.tx.SMIsMember(x.db(), x.arg(1), x.args[2:])
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Array(len(in))
+	for _, ok := range in {
+		x.w.Int(boolInt(ok))
+	}
+}
+
+func cmdSCard(x *ctx) {
+	n, err := x.tx.SCard(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func cmdSMembers(x *ctx) {
+	err := x.tx.SMembers(x.db(), x.arg(1),
+		func(n int64) { x.w.Set(int(n)) },
+		func(m []byte) { x.w.Bulk(m) })
+	if err != nil {
+		x.storeError(err)
+	}
+}
+
+// setMembersReply writes members as a RESP3 set (an array in RESP2).
+func setMembersReply(x *ctx, ms [][]byte, err error) {
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Set(len(ms))
+	for _, m := range ms {
+		x.w.Bulk(m)
+	}
+}
+
+func cmdSPop(x *ctx) {
+	switch len(x.args) {
+	case 2:
+		m, ok, err := x.tx.SPop(x.db(), x.arg(1))
+		switch {
+		case err != nil:
+			x.storeError(err)
+		case !ok:
+			x.w.NullBulk()
+		default:
+			x.w.Bulk(m)
+		}
+		return
+	case 3:
+	default:
+		x.syntaxError()
+		return
+	}
+	// Redis checks the count before the key, with one message for a
+	// negative count and for no number at all.
+	count, ok := rconv.ParseInt(x.arg(2))
+	if !ok || count < 0 {
+		x.errorReply("ERR value is out of range, must be positive")
+		return
+	}
+	ms, err := x.tx.SPopCount(x.db(), x.arg(1), count)
+	setMembersReply(x, ms, err)
+}
+
+func cmdSRandMember(x *ctx) {
+	switch len(x.args) {
+	case 2:
+		m, ok, err := x.tx.SRandMember(x.db(), x.arg(1))
+		switch {
+		case err != nil:
+			x.storeError(err)
+		case !ok:
+			x.w.NullBulk()
+		default:
+			x.w.Bulk(m)
+		}
+		return
+	case 3:
+	default:
+		x.syntaxError()
+		return
+	}
+	count, ok := rconv.ParseInt(x.arg(2))
+	if !ok {
+		x.notInteger()
+		return
+	}
+	if count == math.MinInt64 {
+		x.errorReply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	distinct := count >= 0
+	n := uint64(count)
+	if !distinct {
+		n = uint64(-count)
+	}
+	// A negative count asks for that many draws with repeats: the reply
+	// streams out as it is written, as Redis's does, and stops if the
+	// client goes away.
+	err := x.tx.SRandMembers(x.db(), x.arg(1), n, distinct,
+		func(k uint64) { x.w.Array(int(k)) },
+		func(m []byte) bool {
+			x.w.Bulk(m)
+			return !x.cl.killed.Load()
+		})
+	if err != nil {
+		x.storeError(err)
+	}
+}
+
+func cmdSMove(x *ctx) {
+	ok, err := x.tx.SMove(x.db(), x.arg(1), x.arg(2), x.arg(3))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(boolInt(ok))
+}
+
+func cmdSInter(x *ctx) {
+	ms, err := x.tx.SInter(x.db(), x.args[1:])
+	setMembersReply(x, ms, err)
+}
+
+func cmdSUnion(x *ctx) {
+	ms, err := x.tx.SUnion(x.db(), x.args[1:])
+	setMembersReply(x, ms, err)
+}
+
+func cmdSDiff(x *ctx) {
+	ms, err := x.tx.SDiff(x.db(), x.args[1:])
+	setMembersReply(x, ms, err)
+}
+
+func cmdSInterCard(x *ctx) {
+	n, ok := rconv.ParseInt(x.arg(1))
+	if !ok || n < 1 {
+		x.errorReply("ERR numkeys should be greater than 0")
+		return
+	}
+	if n > int64(len(x.args)-2) {
+		x.errorReply("ERR Number of keys can't be greater than number of args")
+		return
+	}
+	keys := x.args[2 : 2+n]
+	var limit int64
+	for i := 2 + int(n); i < len(x.args); i++ {
+		if i+1 < len(x.args) && bytes.EqualFold(x.arg(i), []byte("limit")) {
+			i++
+			l, ok := rconv.ParseInt(x.arg(i))
+			if !ok || l < 0 {
+				x.errorReply("ERR LIMIT can't be negative")
+				return
+			}
+			limit = l
+			continue
+		}
+		x.syntaxError()
+		return
+	}
+	card, err := x.tx.SInterCard(x.db(), keys, limit)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(card)
+}
+
+// setStoreCmd is SINTERSTORE, SUNIONSTORE or SDIFFSTORE: destination, then
+// the source keys.
+func setStoreCmd(op func(tx *store.Tx, db int, dst []byte, keys [][]byte) (int64, error)) handler {
+	return func(x *ctx) {
+		n, err := op(x.tx, x.db(), x.arg(1), x.args[2:])
+		if err != nil {
+			x.storeError(err)
+			return
+		}
+		x.w.Int(n)
+	}
+}
+
+func cmdSScan(x *ctx) {
+	cursor, ok := rconv.ParseCursor(x.arg(2))
+	if !ok {
+		x.errorReply("ERR invalid cursor")
+		return
+	}
+	// Redis looks the key up (and checks its type) before it reads the
+	// options: an absent key answers an empty scan whatever follows.
+	n, err := x.tx.SCard(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	if n == 0 {
+		x.w.Array(2)
+		x.w.BulkString("0")
+		x.w.Array(0)
+		return
+	}
+	a := store.SScanArgs{Count: 10}
+	for i := 3; i < len(x.args); i++ {
+		more := i+1 < len(x.args)
+		switch {
+		case more && bytes.EqualFold(x.arg(i), []byte("count")):
+			i++
+			c, ok := rconv.ParseInt(x.arg(i))
+			if !ok {
+				x.notInteger()
+				return
+			}
+			if c < 1 {
+				x.syntaxError()
+				return
+			}
+			a.Count = int(min(c, 1<<20))
+		case more && bytes.EqualFold(x.arg(i), []byte("match")):
+			i++
+			a.Pattern = x.arg(i)
+			if string(a.Pattern) == "*" {
+				a.Pattern = nil
+			}
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	next, ms, err := x.tx.SScan(x.db(), x.arg(1), cursor, a)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Array(2)
+	x.w.BulkString(strconv.FormatUint(next, 10))
+	x.w.Array(len(ms))
+	for _, m := range ms {
+		x.w.Bulk(m)
+	}
 }

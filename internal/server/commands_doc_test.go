@@ -15,6 +15,17 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md from the c
 // commandNotes are what a user should know where Cairn's behaviour differs
 // from Redis's or is narrower. Everything not listed behaves as Redis 7.
 var commandNotes = map[string]string{
+	"hlen":            "Does not count fields whose deadline has passed, even before they are reclaimed (Redis counts them until then).",
+	"hrandfield":      "O(N) on hashes over 512 fields: fields are drawn by position, which takes a pass.",
+	"hscan":           "Stateless cursor derived from the field bytes: valid across reconnects and restarts.",
+	"zscan":           "Stateless cursor derived from the member bytes: valid across reconnects and restarts.",
+	"sscan":           "Stateless cursor derived from the member bytes: valid across reconnects and restarts.",
+	"zrank":           "O(rank from the nearer end) on disk, where Redis is O(log N); likewise ZREVRANK and ZRANGE by rank with a deep offset.",
+	"zrevrank":        "O(rank from the nearer end) on disk, where Redis is O(log N).",
+	"zcount":          "O(members counted), where Redis is O(log N).",
+	"zlexcount":       "O(members counted), where Redis is O(log N).",
+	"blpop":           "A woken client takes from the first ready key in argument order (as Redis 7.2).",
+	"object|encoding": "Reports the encoding Redis 7 would use at the current size; Cairn's layout on disk is the same for every size.",
 	"object|freq":     "Replies as Redis does under its default maxmemory-policy (no LFU tracking).",
 	"object|refcount": "2147483647 for the integers 0–9999 (shared in Redis), otherwise 1.",
 	"object|idletime": "Approximate: access times live in a fixed in-memory table of 65,536 slots, so keys sharing a slot can report too small an idle time; reset by a restart.",
