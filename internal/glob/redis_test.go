@@ -1,25 +1,19 @@
 package glob
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"os/exec"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairndb/cairn/internal/redistest"
 )
 
 // TestMatchAgainstRedis compares Match with KEYS on a real redis-server over
 // a fixed key set: hand-picked patterns first, then random ones drawn from a
 // small alphabet rich in special bytes.
 func TestMatchAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 
 	keys := [][]byte{{}} // the empty key tells "*" apart from "**"
 	keys = append(keys, allStrings("ab*?[]^-\\A\x80\xff", 2)[1:]...)
@@ -33,11 +27,11 @@ func TestMatchAgainstRedis(t *testing.T) {
 		}
 	}
 	for _, k := range keys {
-		if _, err := c.do("SET", k, "1"); err != nil {
+		if _, err := c.Do("SET", k, "1"); err != nil {
 			t.Fatalf("SET %q: %v", k, err)
 		}
 	}
-	n, err := c.do("DBSIZE")
+	n, err := c.Do("DBSIZE")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +67,9 @@ func TestMatchAgainstRedis(t *testing.T) {
 
 // comparePattern checks one pattern against every key and returns how many
 // keys Redis matched.
-func comparePattern(t *testing.T, c *redisConn, keys [][]byte, pattern []byte) int {
+func comparePattern(t *testing.T, c *redistest.Conn, keys [][]byte, pattern []byte) int {
 	t.Helper()
-	reply, err := c.do("KEYS", pattern)
+	reply, err := c.Do("KEYS", pattern)
 	if err != nil {
 		t.Fatalf("KEYS %q: %v", pattern, err)
 	}
@@ -96,9 +90,9 @@ func comparePattern(t *testing.T, c *redisConn, keys [][]byte, pattern []byte) i
 // one command that matches with nocase: its patterns run against every
 // configuration name, aliases included.
 func TestMatchNocaseAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 
-	all, err := c.do("CONFIG", "GET", "*")
+	all, err := c.Do("CONFIG", "GET", "*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +117,7 @@ func TestMatchNocaseAgainstRedis(t *testing.T) {
 		if !bytes.ContainsAny(p, "*?[") {
 			continue
 		}
-		reply, err := c.do("CONFIG", "GET", p)
+		reply, err := c.Do("CONFIG", "GET", p)
 		if err != nil {
 			t.Fatalf("CONFIG GET %q: %v", p, err)
 		}
@@ -184,132 +178,4 @@ func upperMaybe(rng *rand.Rand, c byte) byte {
 		return c - 32
 	}
 	return c
-}
-
-// redisConn is the least RESP2 client the differential tests need.
-type redisConn struct {
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-// startRedis runs a throwaway redis-server on a free loopback port, or skips
-// the test when none is installed.
-func startRedis(t *testing.T) *redisConn {
-	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed; skipping the comparison with real Redis")
-	}
-	for attempt := 0; ; attempt++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir())
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("starting redis-server: %v", err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		stop := func() {
-			cmd.Process.Kill()
-			<-exited
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-			if err == nil {
-				t.Cleanup(func() {
-					conn.Close()
-					stop()
-				})
-				return &redisConn{conn: conn, r: bufio.NewReader(conn)}
-			}
-			select {
-			case <-exited:
-				deadline = time.Time{} // lost the port race; try another
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		stop()
-		if attempt == 2 {
-			t.Fatalf("redis-server did not accept connections on port %d", port)
-		}
-	}
-}
-
-var errRedis = errors.New("redis error reply")
-
-// do sends one command. It returns an error reply as an error wrapping
-// errRedis, an integer as int64, a simple or bulk string as []byte and an
-// array as []any.
-func (c *redisConn) do(args ...any) (any, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "*%d\r\n", len(args))
-	for _, a := range args {
-		var b []byte
-		switch v := a.(type) {
-		case string:
-			b = []byte(v)
-		case []byte:
-			b = v
-		default:
-			panic(fmt.Sprintf("unsupported argument %T", a))
-		}
-		fmt.Fprintf(&buf, "$%d\r\n", len(b))
-		buf.Write(b)
-		buf.WriteString("\r\n")
-	}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write(buf.Bytes()); err != nil {
-		return nil, err
-	}
-	return c.read()
-}
-
-func (c *redisConn) read() (any, error) {
-	line, err := c.r.ReadBytes('\n')
-	if err != nil {
-		return nil, err
-	}
-	if len(line) < 3 {
-		return nil, fmt.Errorf("short reply line %q", line)
-	}
-	body := string(line[1 : len(line)-2])
-	switch line[0] {
-	case '+':
-		return []byte(body), nil
-	case '-':
-		return nil, fmt.Errorf("%w: %s", errRedis, body)
-	case ':':
-		return strconv.ParseInt(body, 10, 64)
-	case '$':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < 0 {
-			return nil, err
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(c.r, b); err != nil {
-			return nil, err
-		}
-		return b[:n], nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, max(n, 0))
-		for range n {
-			v, err := c.read()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
 }

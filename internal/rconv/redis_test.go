@@ -1,19 +1,16 @@
 package rconv
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairndb/cairn/internal/redistest"
 )
 
 // The tests in this file compare the parsers with a real redis-server. They
@@ -24,7 +21,7 @@ import (
 // two agree; parsing is the same in both.
 
 func TestParseIntAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 	rng := newRand(t, 10)
 	inputs := []string{"0", "-0", "+1", "01", " 1", "1 ", "", "-", "9223372036854775807",
 		"9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1\x00", "1e3"}
@@ -34,7 +31,7 @@ func TestParseIntAgainstRedis(t *testing.T) {
 	accepted := 0
 	for _, in := range inputs {
 		mustDo(t, c, "SET", "k", "0")
-		reply, err := c.do("INCRBY", "k", in)
+		reply, err := c.Do("INCRBY", "k", in)
 		got, ok := ParseInt([]byte(in))
 		switch {
 		case err == nil:
@@ -54,7 +51,7 @@ func TestParseIntAgainstRedis(t *testing.T) {
 }
 
 func TestParseCursorAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 	for i := range 200 {
 		mustDo(t, c, "SET", fmt.Sprintf("key:%d", i), "v")
 	}
@@ -68,7 +65,7 @@ func TestParseCursorAgainstRedis(t *testing.T) {
 	}
 	accepted := 0
 	for _, in := range inputs {
-		reply, err := c.do("SCAN", in, "COUNT", "3")
+		reply, err := c.Do("SCAN", in, "COUNT", "3")
 		got, ok := ParseCursor([]byte(in))
 		if err != nil {
 			if !strings.Contains(err.Error(), "invalid cursor") {
@@ -86,7 +83,7 @@ func TestParseCursorAgainstRedis(t *testing.T) {
 		}
 		// The reply depends on the cursor's value, so the same value spelled
 		// canonically must give the same reply.
-		canonical, err := c.do("SCAN", strconv.FormatUint(got, 10), "COUNT", "3")
+		canonical, err := c.Do("SCAN", strconv.FormatUint(got, 10), "COUNT", "3")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +95,7 @@ func TestParseCursorAgainstRedis(t *testing.T) {
 }
 
 func TestParseFloatAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 	rng := newRand(t, 12)
 	inputs := append([]string{}, fuzzFloatSeeds...)
 	inputs = append(inputs, "4e-324", "2.4703282292062328e-324", "2.4703282292062327e-324",
@@ -113,7 +110,7 @@ func TestParseFloatAgainstRedis(t *testing.T) {
 		case "nx", "xx", "gt", "lt", "ch", "incr":
 			continue // ZADD would read it as an option
 		}
-		_, err := c.do("ZADD", "z", in, "m")
+		_, err := c.Do("ZADD", "z", in, "m")
 		got, ok := ParseFloat([]byte(in))
 		if err != nil {
 			if !strings.Contains(err.Error(), "not a valid float") {
@@ -145,7 +142,7 @@ func TestParseFloatAgainstRedis(t *testing.T) {
 }
 
 func TestParseLongDoubleAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 	rng := newRand(t, 13)
 	inputs := append([]string{}, fuzzFloatSeeds...)
 	inputs = append(inputs, "0x1p-16446", "0x1.0000001p-16446", "0x1.fffffffffffffffep16383",
@@ -158,7 +155,7 @@ func TestParseLongDoubleAgainstRedis(t *testing.T) {
 	accepted := 0
 	for _, in := range inputs {
 		mustDo(t, c, "DEL", "k")
-		reply, err := c.do("INCRBYFLOAT", "k", in)
+		reply, err := c.Do("INCRBYFLOAT", "k", in)
 		got, ok := ParseLongDouble([]byte(in))
 		switch {
 		case err == nil:
@@ -188,7 +185,7 @@ func TestParseLongDoubleAgainstRedis(t *testing.T) {
 // 64 (the long double's error then stays under the 17th decimal), integers up
 // to 2^53, and exact powers of ten.
 func TestAppendHumanFloatAgainstRedis(t *testing.T) {
-	c := startRedis(t)
+	c := redistest.Start(t)
 	rng := newRand(t, 14)
 	inputs := []string{"0", "-0", "0.1", "-0.1", "3.0e-5", "1e-20", "-1e-20", "1e20", "1e22",
 		"10.5", "0.5", "0.25", "1.5e-7", "6e-18", "4e-18", "9007199254740992", "-9007199254740991"}
@@ -312,139 +309,11 @@ func writeExponent(rng *rand.Rand, b *strings.Builder, limit int) {
 	b.WriteString(strconv.Itoa(rng.IntN(limit)))
 }
 
-func mustDo(t *testing.T, c *redisConn, args ...any) any {
+func mustDo(t *testing.T, c *redistest.Conn, args ...any) any {
 	t.Helper()
-	v, err := c.do(args...)
+	v, err := c.Do(args...)
 	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
 	return v
-}
-
-// redisConn is the least RESP2 client the differential tests need.
-type redisConn struct {
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-// startRedis runs a throwaway redis-server on a free loopback port, or skips
-// the test when none is installed.
-func startRedis(t *testing.T) *redisConn {
-	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed; skipping the comparison with real Redis")
-	}
-	for attempt := 0; ; attempt++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir())
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("starting redis-server: %v", err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		stop := func() {
-			cmd.Process.Kill()
-			<-exited
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-			if err == nil {
-				t.Cleanup(func() {
-					conn.Close()
-					stop()
-				})
-				return &redisConn{conn: conn, r: bufio.NewReader(conn)}
-			}
-			select {
-			case <-exited:
-				deadline = time.Time{} // lost the port race; try another
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		stop()
-		if attempt == 2 {
-			t.Fatalf("redis-server did not accept connections on port %d", port)
-		}
-	}
-}
-
-var errRedis = errors.New("redis error reply")
-
-// do sends one command. It returns an error reply as an error wrapping
-// errRedis, an integer as int64, a simple or bulk string as []byte and an
-// array as []any.
-func (c *redisConn) do(args ...any) (any, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "*%d\r\n", len(args))
-	for _, a := range args {
-		var b []byte
-		switch v := a.(type) {
-		case string:
-			b = []byte(v)
-		case []byte:
-			b = v
-		default:
-			panic(fmt.Sprintf("unsupported argument %T", a))
-		}
-		fmt.Fprintf(&buf, "$%d\r\n", len(b))
-		buf.Write(b)
-		buf.WriteString("\r\n")
-	}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write(buf.Bytes()); err != nil {
-		return nil, err
-	}
-	return c.read()
-}
-
-func (c *redisConn) read() (any, error) {
-	line, err := c.r.ReadBytes('\n')
-	if err != nil {
-		return nil, err
-	}
-	if len(line) < 3 {
-		return nil, fmt.Errorf("short reply line %q", line)
-	}
-	body := string(line[1 : len(line)-2])
-	switch line[0] {
-	case '+':
-		return []byte(body), nil
-	case '-':
-		return nil, fmt.Errorf("%w: %s", errRedis, body)
-	case ':':
-		return strconv.ParseInt(body, 10, 64)
-	case '$':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < 0 {
-			return nil, err
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(c.r, b); err != nil {
-			return nil, err
-		}
-		return b[:n], nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, max(n, 0))
-		for range n {
-			v, err := c.read()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
 }

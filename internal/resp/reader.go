@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/cairndb/cairn/internal/rconv"
 )
 
 // Request limits. The values are Redis 7's (src/server.h, src/config.c).
@@ -195,7 +197,7 @@ func (r *Reader) readMultibulk() error {
 	if err != nil {
 		return err
 	}
-	count, ok := parseInt(r.buf[r.r+1 : r.r+n])
+	count, ok := rconv.ParseInt(r.buf[r.r+1 : r.r+n])
 	if !ok || count > r.maxMultibulkLen() {
 		return protoErr("invalid multibulk length")
 	}
@@ -232,7 +234,7 @@ func (r *Reader) readBulk() error {
 		}
 		return protoErr("expected '$', got '" + string([]byte{c}) + "'")
 	}
-	size, ok := parseInt(r.buf[r.r+1 : r.r+n])
+	size, ok := rconv.ParseInt(r.buf[r.r+1 : r.r+n])
 	if !ok || size < 0 || size > r.maxBulkLen() {
 		return protoErr("invalid bulk length")
 	}
@@ -400,47 +402,4 @@ func (r *Reader) maxMultibulkLen() int64 {
 		return DefaultMaxMultibulkLen
 	}
 	return r.MaxMultibulkLen
-}
-
-// parseInt parses a count the way Redis's string2ll does: an optional '-',
-// no '+', no leading zeros (so "-0" is invalid), no spaces, at most 20
-// bytes, and within the int64 range.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) >= 21 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return int64(-v), true // 1<<63 wraps to MinInt64, as intended
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
 }

@@ -470,37 +470,3 @@ func (l *loopReader) Read(p []byte) (int, error) {
 	l.off = (l.off + n) % len(l.data)
 	return n, nil
 }
-
-func TestParseInt(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"1", 1, true},
-		{"-1", -1, true},
-		{"123456", 123456, true},
-		{"9223372036854775807", 9223372036854775807, true},
-		{"-9223372036854775808", -9223372036854775808, true},
-		{"9223372036854775808", 0, false},
-		{"-9223372036854775809", 0, false},
-		{"18446744073709551616", 0, false},
-		{"", 0, false},
-		{"-", 0, false},
-		{"-0", 0, false},
-		{"00", 0, false},
-		{"01", 0, false},
-		{"+1", 0, false},
-		{" 1", 0, false},
-		{"1 ", 0, false},
-		{"1.0", 0, false},
-		{"123456789012345678901", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseInt([]byte(tt.in))
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("parseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}

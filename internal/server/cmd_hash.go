@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -362,62 +361,20 @@ func hashKeyType(x *ctx) (exists, ok bool) {
 }
 
 func cmdHScan(x *ctx) {
-	cursor, ok := rconv.ParseCursor(x.arg(2))
-	if !ok {
-		x.errorReply("ERR invalid cursor")
-		return
-	}
-	exists, ok := hashKeyType(x)
+	cursor, o, ok := collectionScanStart(x, hashKeyType, true)
 	if !ok {
 		return
 	}
-	if !exists {
-		// Redis replies to a missing key before it reads the options.
-		x.w.Array(2)
-		x.w.BulkString("0")
-		x.w.Array(0)
-		return
-	}
-	a := store.HScanArgs{Count: 10}
-	for i := 3; i < len(x.args); i++ {
-		more := i+1 < len(x.args)
-		switch {
-		case more && bytes.EqualFold(x.arg(i), []byte("count")):
-			i++
-			n, ok := rconv.ParseInt(x.arg(i))
-			if !ok {
-				x.notInteger()
-				return
-			}
-			if n < 1 {
-				x.syntaxError()
-				return
-			}
-			a.Count = int(min(n, 1<<20))
-		case more && bytes.EqualFold(x.arg(i), []byte("match")):
-			i++
-			a.Pattern = x.arg(i)
-			if string(a.Pattern) == "*" {
-				a.Pattern = nil
-			}
-		case bytes.EqualFold(x.arg(i), []byte("novalues")):
-			a.NoValues = true
-		default:
-			x.syntaxError()
-			return
-		}
-	}
+	a := store.HScanArgs{Count: o.count, Pattern: o.pattern, NoValues: o.noValues}
 	next, es, err := x.tx.HScan(x.db(), x.arg(1), cursor, a)
 	if err != nil {
 		x.storeError(err)
 		return
 	}
-	x.w.Array(2)
-	x.w.BulkString(strconv.FormatUint(next, 10))
 	if a.NoValues {
-		x.w.Array(len(es))
+		replyScanHeader(x, next, len(es))
 	} else {
-		x.w.Array(2 * len(es))
+		replyScanHeader(x, next, 2*len(es))
 	}
 	for _, e := range es {
 		x.w.Bulk(e.Field)

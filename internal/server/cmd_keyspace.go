@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -285,9 +284,8 @@ func typeByName(name string) (encoding.Type, bool) {
 }
 
 func cmdScan(x *ctx) {
-	cursor, ok := rconv.ParseCursor(x.arg(1))
+	cursor, ok := scanCursorArg(x, 1)
 	if !ok {
-		x.errorReply("ERR invalid cursor")
 		return
 	}
 	a := store.ScanArgs{Count: 10}
@@ -300,21 +298,11 @@ func cmdScan(x *ctx) {
 		i++
 		switch opt {
 		case "COUNT":
-			n, ok := rconv.ParseInt(x.arg(i))
-			if !ok {
-				x.notInteger()
+			if a.Count, ok = scanCount(x, x.arg(i)); !ok {
 				return
 			}
-			if n < 1 {
-				x.syntaxError()
-				return
-			}
-			a.Count = int(min(n, 1<<20))
 		case "MATCH":
-			a.Pattern = x.arg(i)
-			if string(a.Pattern) == "*" {
-				a.Pattern = nil
-			}
+			a.Pattern = scanPattern(x.arg(i))
 		case "TYPE":
 			// Redis 7 accepts any name here: one it does not know
 			// matches no key (the error is left for Redis 8), so the
@@ -331,9 +319,7 @@ func cmdScan(x *ctx) {
 		x.storeError(err)
 		return
 	}
-	x.w.Array(2)
-	x.w.BulkString(strconv.FormatUint(next, 10))
-	x.w.Array(len(found))
+	replyScanHeader(x, next, len(found))
 	for _, k := range found {
 		x.w.Bulk(k)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"math"
-	"strconv"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/rconv"
@@ -314,60 +313,28 @@ func setStoreCmd(op func(tx *store.Tx, db int, dst []byte, keys [][]byte) (int64
 }
 
 func cmdSScan(x *ctx) {
-	cursor, ok := rconv.ParseCursor(x.arg(2))
+	cursor, o, ok := collectionScanStart(x, setKeyExists, false)
 	if !ok {
-		x.errorReply("ERR invalid cursor")
 		return
 	}
-	// Redis looks the key up (and checks its type) before it reads the
-	// options: an absent key answers an empty scan whatever follows.
-	n, err := x.tx.SCard(x.db(), x.arg(1))
+	next, ms, err := x.tx.SScan(x.db(), x.arg(1), cursor, store.SScanArgs{Count: o.count, Pattern: o.pattern})
 	if err != nil {
 		x.storeError(err)
 		return
 	}
-	if n == 0 {
-		x.w.Array(2)
-		x.w.BulkString("0")
-		x.w.Array(0)
-		return
-	}
-	a := store.SScanArgs{Count: 10}
-	for i := 3; i < len(x.args); i++ {
-		more := i+1 < len(x.args)
-		switch {
-		case more && bytes.EqualFold(x.arg(i), []byte("count")):
-			i++
-			c, ok := rconv.ParseInt(x.arg(i))
-			if !ok {
-				x.notInteger()
-				return
-			}
-			if c < 1 {
-				x.syntaxError()
-				return
-			}
-			a.Count = int(min(c, 1<<20))
-		case more && bytes.EqualFold(x.arg(i), []byte("match")):
-			i++
-			a.Pattern = x.arg(i)
-			if string(a.Pattern) == "*" {
-				a.Pattern = nil
-			}
-		default:
-			x.syntaxError()
-			return
-		}
-	}
-	next, ms, err := x.tx.SScan(x.db(), x.arg(1), cursor, a)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Array(2)
-	x.w.BulkString(strconv.FormatUint(next, 10))
-	x.w.Array(len(ms))
+	replyScanHeader(x, next, len(ms))
 	for _, m := range ms {
 		x.w.Bulk(m)
 	}
+}
+
+// setKeyExists reports whether key holds a non-empty set, replying
+// WRONGTYPE, and returning ok false, when it holds another type.
+func setKeyExists(x *ctx) (found, ok bool) {
+	n, err := x.tx.SCard(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return false, false
+	}
+	return n != 0, true
 }

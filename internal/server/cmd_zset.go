@@ -1044,62 +1044,31 @@ func zsetOp(x *ctx, op store.ZSetOp, dst, card bool) {
 // --- ZSCAN -----------------------------------------------------------------------------
 
 func cmdZScan(x *ctx) {
-	cursor, ok := rconv.ParseCursor(x.arg(2))
+	cursor, o, ok := collectionScanStart(x, zsetKeyExists, false)
 	if !ok {
-		x.errorReply("ERR invalid cursor")
 		return
 	}
-	size, err := x.tx.ZCard(x.db(), x.arg(1))
+	next, ms, err := x.tx.ZScan(x.db(), x.arg(1), cursor, store.ZScanArgs{Count: o.count, Pattern: o.pattern})
 	if err != nil {
 		x.storeError(err)
 		return
 	}
-	if size == 0 {
-		// Redis replies to a missing key before it reads the options.
-		x.w.Array(2)
-		x.w.BulkString("0")
-		x.w.Array(0)
-		return
-	}
-	a := store.ZScanArgs{Count: 10}
-	for i := 3; i < len(x.args); i++ {
-		more := i+1 < len(x.args)
-		switch {
-		case more && bytes.EqualFold(x.arg(i), []byte("count")):
-			i++
-			n, ok := rconv.ParseInt(x.arg(i))
-			if !ok {
-				x.notInteger()
-				return
-			}
-			if n < 1 {
-				x.syntaxError()
-				return
-			}
-			a.Count = int(min(n, 1<<20))
-		case more && bytes.EqualFold(x.arg(i), []byte("match")):
-			i++
-			a.Pattern = x.arg(i)
-			if string(a.Pattern) == "*" {
-				a.Pattern = nil
-			}
-		default:
-			x.syntaxError()
-			return
-		}
-	}
-	next, ms, err := x.tx.ZScan(x.db(), x.arg(1), cursor, a)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Array(2)
-	x.w.BulkString(strconv.FormatUint(next, 10))
-	x.w.Array(2 * len(ms))
+	replyScanHeader(x, next, 2*len(ms))
 	var buf [32]byte
 	for _, m := range ms {
 		x.w.Bulk(m.Member)
 		// Scores are bulk strings here in RESP3 too, as Redis sends them.
 		x.w.Bulk(rconv.AppendFloat(buf[:0], m.Score))
 	}
+}
+
+// zsetKeyExists reports whether key holds a non-empty sorted set, replying
+// WRONGTYPE, and returning ok false, when it holds another type.
+func zsetKeyExists(x *ctx) (found, ok bool) {
+	n, err := x.tx.ZCard(x.db(), x.arg(1))
+	if err != nil {
+		x.storeError(err)
+		return false, false
+	}
+	return n != 0, true
 }

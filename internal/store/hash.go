@@ -341,10 +341,7 @@ func (tx *Tx) HLen(db int, key []byte) (int64, error) {
 	if t := encoding.FieldDeadline(&m); t == 0 || t > tx.NowMs {
 		return int64(m.Size), nil
 	}
-	r, done, err := tx.hashStableReader()
-	if err != nil {
-		return 0, err
-	}
+	r, done := tx.stableReader()
 	defer done()
 	m, ok, err = tx.hashMetaFrom(r, db, key)
 	if err != nil || !ok {
@@ -352,17 +349,6 @@ func (tx *Tx) HLen(db int, key []byte) (int64, error) {
 	}
 	n, err := tx.hashLiveFields(r, db, key, &m)
 	return int64(n), err
-}
-
-// hashStableReader returns a reader whose reads all see one state: the Tx's own
-// reader when it already is one (a batch under the key's lock, or a
-// snapshot), else a new snapshot that done releases.
-func (tx *Tx) hashStableReader() (engine.Reader, func(), error) {
-	if tx.b != nil || tx.snap != nil {
-		return tx.r, func() {}, nil
-	}
-	snap := tx.s.eng.NewSnapshot()
-	return snap, func() { _ = snap.Close() }, nil
 }
 
 // hashMetaFrom reads a live hash's metadata through r (bypassing the Tx's
@@ -970,10 +956,7 @@ func (tx *Tx) newHashSampler(db int, key []byte) (*hashSampler, error) {
 	if _, ok, err := tx.hashMeta(db, key); err != nil || !ok {
 		return nil, err
 	}
-	r, done, err := tx.hashStableReader()
-	if err != nil {
-		return nil, err
-	}
+	r, done := tx.stableReader()
 	s := &hashSampler{tx: tx, key: key, done: done}
 	ok := false
 	defer func() {
@@ -1070,16 +1053,6 @@ func (s *hashSampler) entry() (HashEntry, bool, error) {
 	return HashEntry{Field: s.it.Key()[len(s.prefix):], Value: v}, true, nil
 }
 
-func hashCommonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
 // --- HSCAN ---------------------------------------------------------------
 
 // HScanArgs are HSCAN's options.
@@ -1149,54 +1122,11 @@ func (tx *Tx) HScan(db int, key []byte, cursor uint64, a HScanArgs) (uint64, []H
 		}
 		return 0, out.done(), it.Error()
 	}
-	if !it.First() {
-		return 0, nil, it.Error()
+	next, empty, err := scanMembers(it, p, cursor, a.Count, emit)
+	if err != nil || empty {
+		return 0, nil, err
 	}
-	first := bytes.Clone(it.Key()[len(p):])
-	if !it.Last() {
-		return 0, nil, it.Error()
-	}
-	cp := min(hashCommonPrefix(first, it.Key()[len(p):]), 255)
-	var start []byte
-	if cursor != 0 {
-		if s := int(cursor >> 56); s <= cp {
-			var b [8]byte
-			binary.BigEndian.PutUint64(b[:], cursor)
-			start = append(first[:s:s], bytes.TrimRight(b[1:], "\x00")...)
-		} else {
-			start = first[:cp]
-		}
-	}
-	seek := append(bytes.Clone(p), start...)
-	visited := 0
-	var next []byte
-	for ok := it.SeekGE(seek); ok; ok = it.Next() {
-		f := it.Key()[len(p):]
-		if visited >= a.Count {
-			c, k := hashScanCursor(next[:0], f, cp)
-			if bytes.Compare(k, start) > 0 {
-				return c, out.done(), nil
-			}
-			next = k
-		}
-		visited++
-		if err := emit(); err != nil {
-			return 0, nil, err
-		}
-	}
-	return 0, out.done(), it.Error()
-}
-
-// hashScanCursor returns the cursor that resumes at field f, and the seek
-// key it stands for (appended to dst). cp is the length of the common
-// prefix of the hash's fields, at most 255.
-func hashScanCursor(dst, f []byte, cp int) (uint64, []byte) {
-	var b [8]byte
-	b[0] = byte(cp)
-	copy(b[1:], f[cp:])
-	k := append(dst, f[:cp]...)
-	k = append(k, bytes.TrimRight(b[1:], "\x00")...)
-	return binary.BigEndian.Uint64(b[:]), k
+	return next, out.done(), nil
 }
 
 // --- OBJECT ENCODING ----------------------------------------------------------

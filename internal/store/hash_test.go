@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
-	"github.com/cairndb/cairn/internal/engine"
 )
 
 // openHashStore is openTestStore that also checks the hash field-deadline
@@ -28,39 +27,10 @@ func openHashStore(t *testing.T) (*Store, *testClock) {
 	return s, clock
 }
 
-func hbs(ss ...string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = []byte(s)
-	}
-	return out
-}
-
 // hashWrite runs fn in a writing Tx on key and commits it.
 func hashWrite[T any](t *testing.T, s *Store, key string, fn func(tx *Tx) (T, error)) T {
 	t.Helper()
-	tx := s.Begin([][]byte{[]byte(key)})
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// hashRead runs fn in a reading Tx.
-func hashRead[T any](t *testing.T, s *Store, fn func(tx *Tx) (T, error)) T {
-	t.Helper()
-	tx := s.Read(false)
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return writeTx(t, s, []string{key}, fn)
 }
 
 // hashEntriesMap turns entries into field → value.
@@ -79,8 +49,8 @@ func TestHashSetGetDelete(t *testing.T) {
 		run  func(tx *Tx) (any, error)
 		want any
 	}{
-		{"HSET creates", func(tx *Tx) (any, error) { return tx.HSet(0, []byte("h"), hbs("a", "1", "b", "2")) }, int64(2)},
-		{"HSET counts only new fields", func(tx *Tx) (any, error) { return tx.HSet(0, []byte("h"), hbs("a", "x", "c", "3", "c", "4")) }, int64(1)},
+		{"HSET creates", func(tx *Tx) (any, error) { return tx.HSet(0, []byte("h"), byteSlices("a", "1", "b", "2")) }, int64(2)},
+		{"HSET counts only new fields", func(tx *Tx) (any, error) { return tx.HSet(0, []byte("h"), byteSlices("a", "x", "c", "3", "c", "4")) }, int64(1)},
 		{"HSETNX on an existing field", func(tx *Tx) (any, error) { return tx.HSetNX(0, []byte("h"), []byte("a"), []byte("z")) }, false},
 		{"HSETNX on a new field", func(tx *Tx) (any, error) { return tx.HSetNX(0, []byte("h"), []byte("e"), []byte("")) }, true},
 		{"HGET", func(tx *Tx) (any, error) { v, _, err := tx.HGet(0, []byte("h"), []byte("a")); return string(v), err }, "x"},
@@ -88,11 +58,11 @@ func TestHashSetGetDelete(t *testing.T) {
 		{"HGET missing field", func(tx *Tx) (any, error) { _, ok, err := tx.HGet(0, []byte("h"), []byte("zz")); return ok, err }, false},
 		{"HGET missing key", func(tx *Tx) (any, error) { _, ok, err := tx.HGet(0, []byte("nokey"), []byte("a")); return ok, err }, false},
 		{"HMGET", func(tx *Tx) (any, error) {
-			vs, err := tx.HMGet(0, []byte("h"), hbs("a", "zz", "e"))
+			vs, err := tx.HMGet(0, []byte("h"), byteSlices("a", "zz", "e"))
 			return fmt.Sprintf("%q", vs), err
 		}, fmt.Sprintf("%q", [][]byte{[]byte("x"), nil, {}})},
 		{"HMGET keeps an empty value apart from an absent one", func(tx *Tx) (any, error) {
-			vs, err := tx.HMGet(0, []byte("h"), hbs("e", "zz"))
+			vs, err := tx.HMGet(0, []byte("h"), byteSlices("e", "zz"))
 			return vs[0] != nil && vs[1] == nil, err
 		}, true},
 		{"HLEN", func(tx *Tx) (any, error) { return tx.HLen(0, []byte("h")) }, int64(4)},
@@ -103,9 +73,9 @@ func TestHashSetGetDelete(t *testing.T) {
 			es, err := tx.HGetAll(0, []byte("h"))
 			return fmt.Sprint(hashEntriesMap(es), len(es)), err
 		}, fmt.Sprint(map[string]string{"a": "x", "b": "2", "c": "4", "e": ""}, 4)},
-		{"HDEL counts existing fields", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("h"), hbs("a", "zz", "a", "b")) }, int64(2)},
-		{"HDEL on a missing key", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("nokey"), hbs("a")) }, int64(0)},
-		{"HDEL of the last fields", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("h"), hbs("c", "e")) }, int64(2)},
+		{"HDEL counts existing fields", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("h"), byteSlices("a", "zz", "a", "b")) }, int64(2)},
+		{"HDEL on a missing key", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("nokey"), byteSlices("a")) }, int64(0)},
+		{"HDEL of the last fields", func(tx *Tx) (any, error) { return tx.HDel(0, []byte("h"), byteSlices("c", "e")) }, int64(2)},
 		{"the emptied hash is gone", func(tx *Tx) (any, error) { return tx.Exists(0, []byte("h")) }, false},
 		{"HLEN of a missing key", func(tx *Tx) (any, error) { return tx.HLen(0, []byte("h")) }, int64(0)},
 	}
@@ -141,11 +111,11 @@ func TestHashWrongType(t *testing.T) {
 		return tx.save(c)
 	})
 	ops := map[string]func(tx *Tx, k []byte) error{
-		"HSET":         func(tx *Tx, k []byte) error { _, err := tx.HSet(0, k, hbs("f", "v")); return err },
+		"HSET":         func(tx *Tx, k []byte) error { _, err := tx.HSet(0, k, byteSlices("f", "v")); return err },
 		"HSETNX":       func(tx *Tx, k []byte) error { _, err := tx.HSetNX(0, k, []byte("f"), []byte("v")); return err },
 		"HGET":         func(tx *Tx, k []byte) error { _, _, err := tx.HGet(0, k, []byte("f")); return err },
-		"HMGET":        func(tx *Tx, k []byte) error { _, err := tx.HMGet(0, k, hbs("f")); return err },
-		"HDEL":         func(tx *Tx, k []byte) error { _, err := tx.HDel(0, k, hbs("f")); return err },
+		"HMGET":        func(tx *Tx, k []byte) error { _, err := tx.HMGet(0, k, byteSlices("f")); return err },
+		"HDEL":         func(tx *Tx, k []byte) error { _, err := tx.HDel(0, k, byteSlices("f")); return err },
 		"HLEN":         func(tx *Tx, k []byte) error { _, err := tx.HLen(0, k); return err },
 		"HSTRLEN":      func(tx *Tx, k []byte) error { _, err := tx.HStrLen(0, k, []byte("f")); return err },
 		"HEXISTS":      func(tx *Tx, k []byte) error { _, err := tx.HExists(0, k, []byte("f")); return err },
@@ -157,17 +127,20 @@ func TestHashWrongType(t *testing.T) {
 		"sampler":      func(tx *Tx, k []byte) error { _, err := tx.NewHashSampler(0, k, 5); return err },
 		"HSCAN":        func(tx *Tx, k []byte) error { _, _, err := tx.HScan(0, k, 0, HScanArgs{Count: 10}); return err },
 		"HEXPIRE": func(tx *Tx, k []byte) error {
-			_, err := tx.HExpire(0, k, tx.NowMs+1000, ExpireAlways, hbs("f"))
+			_, err := tx.HExpire(0, k, tx.NowMs+1000, ExpireAlways, byteSlices("f"))
 			return err
 		},
-		"HTTL":     func(tx *Tx, k []byte) error { _, err := tx.HFieldDeadlines(0, k, hbs("f")); return err },
-		"HPERSIST": func(tx *Tx, k []byte) error { _, err := tx.HPersist(0, k, hbs("f")); return err },
-		"HGETDEL":  func(tx *Tx, k []byte) error { _, err := tx.HGetDel(0, k, hbs("f")); return err },
+		"HTTL":     func(tx *Tx, k []byte) error { _, err := tx.HFieldDeadlines(0, k, byteSlices("f")); return err },
+		"HPERSIST": func(tx *Tx, k []byte) error { _, err := tx.HPersist(0, k, byteSlices("f")); return err },
+		"HGETDEL":  func(tx *Tx, k []byte) error { _, err := tx.HGetDel(0, k, byteSlices("f")); return err },
 		"HGETEX": func(tx *Tx, k []byte) error {
-			_, err := tx.HGetEx(0, k, hbs("f"), ExpireAction{Persist: true})
+			_, err := tx.HGetEx(0, k, byteSlices("f"), ExpireAction{Persist: true})
 			return err
 		},
-		"HSETEX": func(tx *Tx, k []byte) error { _, err := tx.HSetEx(0, k, hbs("f", "v"), HSetExArgs{}); return err },
+		"HSETEX": func(tx *Tx, k []byte) error {
+			_, err := tx.HSetEx(0, k, byteSlices("f", "v"), HSetExArgs{})
+			return err
+		},
 		"OBJECT ENCODING": func(tx *Tx, k []byte) error {
 			_, _, err := tx.HashEncoding(0, k)
 			return err
@@ -188,7 +161,7 @@ func TestHashWrongType(t *testing.T) {
 func TestHashIncr(t *testing.T) {
 	s, _ := openHashStore(t)
 	hashWrite(t, s, "h", func(tx *Tx) (int64, error) {
-		return tx.HSet(0, []byte("h"), hbs("n", "10", "s", "abc", "big", strconv.FormatInt(math.MaxInt64, 10), "neg", "-5", "f", "1.5"))
+		return tx.HSet(0, []byte("h"), byteSlices("n", "10", "s", "abc", "big", strconv.FormatInt(math.MaxInt64, 10), "neg", "-5", "f", "1.5"))
 	})
 	tests := []struct {
 		field string
@@ -246,15 +219,15 @@ func TestHashFieldExpiry(t *testing.T) {
 	s, clock := openHashStore(t)
 	now := func() int64 { return clock.ms.Load() }
 	hashWrite(t, s, "h", func(tx *Tx) (int64, error) {
-		return tx.HSet(0, []byte("h"), hbs("a", "1", "b", "2", "c", "3", "d", "4"))
+		return tx.HSet(0, []byte("h"), byteSlices("a", "1", "b", "2", "c", "3", "d", "4"))
 	})
 	expire := func(deadline int64, cond ExpireCond, fields ...string) []int64 {
 		return hashWrite(t, s, "h", func(tx *Tx) ([]int64, error) {
-			return tx.HExpire(0, []byte("h"), deadline, cond, hbs(fields...))
+			return tx.HExpire(0, []byte("h"), deadline, cond, byteSlices(fields...))
 		})
 	}
 	deadlines := func(fields ...string) []int64 {
-		return hashRead(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), hbs(fields...)) })
+		return readTx(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), byteSlices(fields...)) })
 	}
 	t0 := now()
 	steps := []struct {
@@ -270,7 +243,7 @@ func TestHashFieldExpiry(t *testing.T) {
 		{"deadlines", func() []int64 { return deadlines("a", "b", "c", "d", "zz") }, []int64{t0 + 2500, t0 + 2500, t0 + 2500, HashNoTTL, HashNoField}},
 		{"LT moves the earliest", func() []int64 { return expire(t0+100, ExpireLT, "c") }, []int64{HashExpireSet}},
 		{"persist", func() []int64 {
-			return hashWrite(t, s, "h", func(tx *Tx) ([]int64, error) { return tx.HPersist(0, []byte("h"), hbs("c", "d", "zz")) })
+			return hashWrite(t, s, "h", func(tx *Tx) ([]int64, error) { return tx.HPersist(0, []byte("h"), byteSlices("c", "d", "zz")) })
 		}, []int64{HashPersisted, HashNoTTL, HashNoField}},
 		{"past deadline deletes", func() []int64 { return expire(t0, ExpireAlways, "d") }, []int64{HashFieldDeleted}},
 		{"after", func() []int64 { return deadlines("a", "b", "c", "d") }, []int64{t0 + 2500, t0 + 2500, HashNoTTL, HashNoField}},
@@ -283,7 +256,7 @@ func TestHashFieldExpiry(t *testing.T) {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 	}
-	hlen := func() int64 { return hashRead(t, s, func(tx *Tx) (int64, error) { return tx.HLen(0, []byte("h")) }) }
+	hlen := func() int64 { return readTx(t, s, func(tx *Tx) (int64, error) { return tx.HLen(0, []byte("h")) }) }
 	if n := hlen(); n != 3 {
 		t.Fatalf("HLEN %d, want 3", n)
 	}
@@ -295,7 +268,7 @@ func TestHashFieldExpiry(t *testing.T) {
 	if got := deadlines("a", "b", "c"); !slices.Equal(got, []int64{HashNoField, HashNoField, HashNoTTL}) {
 		t.Fatalf("deadlines after expiry: %v", got)
 	}
-	all := hashRead(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HGetAll(0, []byte("h")) })
+	all := readTx(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HGetAll(0, []byte("h")) })
 	if m := hashEntriesMap(all); len(m) != 1 || m["c"] != "3" {
 		t.Fatalf("HGETALL after expiry: %v", m)
 	}
@@ -303,10 +276,10 @@ func TestHashFieldExpiry(t *testing.T) {
 	if got := expire(now()+10_000, ExpireAlways, "a"); !slices.Equal(got, []int64{HashNoField}) {
 		t.Fatalf("HEXPIRE of an expired field: %v", got)
 	}
-	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("h"), hbs("a", "new")) }); n != 1 {
+	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("h"), byteSlices("a", "new")) }); n != 1 {
 		t.Fatalf("HSET over an expired field created %d", n)
 	}
-	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HDel(0, []byte("h"), hbs("b")) }); n != 0 {
+	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HDel(0, []byte("h"), byteSlices("b")) }); n != 0 {
 		t.Fatalf("HDEL of an expired field counted %d", n)
 	}
 	if n := hlen(); n != 2 {
@@ -318,11 +291,11 @@ func TestHashIncrKeepsDeadline(t *testing.T) {
 	s, clock := openHashStore(t)
 	t0 := clock.ms.Load()
 	hashWrite(t, s, "h", func(tx *Tx) (bool, error) {
-		return tx.HSetEx(0, []byte("h"), hbs("n", "1", "f", "1.5", "gone", "7"), HSetExArgs{Expire: true, ExpireMs: t0 + 1000})
+		return tx.HSetEx(0, []byte("h"), byteSlices("n", "1", "f", "1.5", "gone", "7"), HSetExArgs{Expire: true, ExpireMs: t0 + 1000})
 	})
 	hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HIncrBy(0, []byte("h"), []byte("n"), 1) })
 	hashWrite(t, s, "h", func(tx *Tx) ([]byte, error) { return tx.HIncrByFloat(0, []byte("h"), []byte("f"), 1) })
-	got := hashRead(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), hbs("n", "f")) })
+	got := readTx(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), byteSlices("n", "f")) })
 	if !slices.Equal(got, []int64{t0 + 1000, t0 + 1000}) {
 		t.Fatalf("deadlines after HINCRBY: %v", got)
 	}
@@ -332,7 +305,7 @@ func TestHashIncrKeepsDeadline(t *testing.T) {
 	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HIncrBy(0, []byte("h"), []byte("gone"), 5) }); n != 5 {
 		t.Fatalf("HINCRBY of an expired field = %d, want 5", n)
 	}
-	got = hashRead(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), hbs("gone", "n")) })
+	got = readTx(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), byteSlices("gone", "n")) })
 	if !slices.Equal(got, []int64{HashNoTTL, HashNoField}) {
 		t.Fatalf("deadlines: %v", got)
 	}
@@ -350,23 +323,23 @@ func TestHashSetExGetExGetDel(t *testing.T) {
 	}
 	state := func(ok bool, vs [][]byte) result {
 		r := result{ok: ok, values: fmt.Sprintf("%q", vs)}
-		r.ttls = hashRead(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, key, hbs("a", "b", "c")) })
-		r.exists = hashRead(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, key) })
+		r.ttls = readTx(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, key, byteSlices("a", "b", "c")) })
+		r.exists = readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, key) })
 		return r
 	}
 	setex := func(a HSetExArgs, kv ...string) func() result {
 		return func() result {
-			return state(hashWrite(t, s, "h", func(tx *Tx) (bool, error) { return tx.HSetEx(0, key, hbs(kv...), a) }), nil)
+			return state(hashWrite(t, s, "h", func(tx *Tx) (bool, error) { return tx.HSetEx(0, key, byteSlices(kv...), a) }), nil)
 		}
 	}
 	getex := func(act ExpireAction, fields ...string) func() result {
 		return func() result {
-			return state(true, hashWrite(t, s, "h", func(tx *Tx) ([][]byte, error) { return tx.HGetEx(0, key, hbs(fields...), act) }))
+			return state(true, hashWrite(t, s, "h", func(tx *Tx) ([][]byte, error) { return tx.HGetEx(0, key, byteSlices(fields...), act) }))
 		}
 	}
 	getdel := func(fields ...string) func() result {
 		return func() result {
-			return state(true, hashWrite(t, s, "h", func(tx *Tx) ([][]byte, error) { return tx.HGetDel(0, key, hbs(fields...)) }))
+			return state(true, hashWrite(t, s, "h", func(tx *Tx) ([][]byte, error) { return tx.HGetDel(0, key, byteSlices(fields...)) }))
 		}
 	}
 	none := fmt.Sprintf("%q", [][]byte(nil))
@@ -384,8 +357,8 @@ func TestHashSetExGetExGetDel(t *testing.T) {
 		{"PX", setex(HSetExArgs{Expire: true, ExpireMs: t0 + 7000}, "c", "33"), result{true, none, []int64{t0 + 5000, -1, t0 + 7000}, true}},
 		{"HGETEX without option", getex(ExpireAction{}, "a", "zz"), result{true, fmt.Sprintf("%q", [][]byte{[]byte("11"), nil}), []int64{t0 + 5000, -1, t0 + 7000}, true}},
 		{"HGETEX EX", getex(ExpireAction{Set: true, ExpireMs: t0 + 9000}, "b", "zz"), result{true, fmt.Sprintf("%q", [][]byte{[]byte("22"), nil}), []int64{t0 + 5000, t0 + 9000, t0 + 7000}, true}},
-		{"HGETEX PERSIST", getex(ExpireAction{Persist: true}, "a", "b"), result{true, fmt.Sprintf("%q", hbs("11", "22")), []int64{-1, -1, t0 + 7000}, true}},
-		{"HGETEX past deadline deletes", getex(ExpireAction{Set: true, ExpireMs: t0}, "a"), result{true, fmt.Sprintf("%q", hbs("11")), []int64{-2, -1, t0 + 7000}, true}},
+		{"HGETEX PERSIST", getex(ExpireAction{Persist: true}, "a", "b"), result{true, fmt.Sprintf("%q", byteSlices("11", "22")), []int64{-1, -1, t0 + 7000}, true}},
+		{"HGETEX past deadline deletes", getex(ExpireAction{Set: true, ExpireMs: t0}, "a"), result{true, fmt.Sprintf("%q", byteSlices("11")), []int64{-2, -1, t0 + 7000}, true}},
 		{"HGETDEL", getdel("b", "zz", "b"), result{true, fmt.Sprintf("%q", [][]byte{[]byte("22"), nil, nil}), []int64{-2, -2, t0 + 7000}, true}},
 		{"HSETEX past deadline", setex(HSetExArgs{Expire: true, ExpireMs: t0 - 1}, "a", "1", "c", "3"), result{true, none, []int64{-2, -2, -2}, false}},
 	}
@@ -406,16 +379,16 @@ func TestHashReapExpiredFields(t *testing.T) {
 	// "mixed" keeps fields without deadlines; "all" loses every field;
 	// "big" has more fields due at once than one reaping transaction takes.
 	hashWrite(t, s, "mixed", func(tx *Tx) (int64, error) {
-		return tx.HSet(0, []byte("mixed"), hbs("keep", "1", "a", "2", "b", "3", "c", "4"))
+		return tx.HSet(0, []byte("mixed"), byteSlices("keep", "1", "a", "2", "b", "3", "c", "4"))
 	})
 	hashWrite(t, s, "mixed", func(tx *Tx) ([]int64, error) {
-		return tx.HExpire(0, []byte("mixed"), t0+100, ExpireAlways, hbs("a", "b"))
+		return tx.HExpire(0, []byte("mixed"), t0+100, ExpireAlways, byteSlices("a", "b"))
 	})
 	hashWrite(t, s, "mixed", func(tx *Tx) ([]int64, error) {
-		return tx.HExpire(0, []byte("mixed"), t0+300, ExpireAlways, hbs("c"))
+		return tx.HExpire(0, []byte("mixed"), t0+300, ExpireAlways, byteSlices("c"))
 	})
 	hashWrite(t, s, "all", func(tx *Tx) (bool, error) {
-		return tx.HSetEx(0, []byte("all"), hbs("x", "1", "y", "2"), HSetExArgs{Expire: true, ExpireMs: t0 + 200})
+		return tx.HSetEx(0, []byte("all"), byteSlices("x", "1", "y", "2"), HSetExArgs{Expire: true, ExpireMs: t0 + 200})
 	})
 	const bigN = reapFieldsPerTx*2 + 100
 	var pairs [][]byte
@@ -425,7 +398,7 @@ func TestHashReapExpiredFields(t *testing.T) {
 	hashWrite(t, s, "big", func(tx *Tx) (bool, error) {
 		return tx.HSetEx(0, []byte("big"), pairs, HSetExArgs{Expire: true, ExpireMs: t0 + 200})
 	})
-	hashWrite(t, s, "big", func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("big"), hbs("stay", "1")) })
+	hashWrite(t, s, "big", func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("big"), byteSlices("stay", "1")) })
 
 	sizes := func() (mixed, all, big uint64) {
 		tx := s.Read(false)
@@ -471,14 +444,14 @@ func TestHashReapExpiredFields(t *testing.T) {
 	if m, a, b := sizes(); m != 2 || a != 0 || b != 1 {
 		t.Fatalf("sizes %d %d %d", m, a, b)
 	}
-	if ok := hashRead(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("all")) }); ok {
+	if ok := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("all")) }); ok {
 		t.Fatal("a hash whose fields all expired still exists after reaping")
 	}
 	clock.advance(time.Second)
 	if n := reap(); n != 1 {
 		t.Fatalf("reaped %d, want 1", n)
 	}
-	got := hashRead(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HGetAll(0, []byte("mixed")) })
+	got := readTx(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HGetAll(0, []byte("mixed")) })
 	if m := hashEntriesMap(got); len(m) != 1 || m["keep"] != "1" {
 		t.Fatalf("mixed after reaping: %v", m)
 	}
@@ -497,7 +470,7 @@ func TestHashReapDropsStaleEntries(t *testing.T) {
 	s, clock := openHashStore(t)
 	t0 := clock.ms.Load()
 	hashWrite(t, s, "h", func(tx *Tx) (bool, error) {
-		return tx.HSetEx(0, []byte("h"), hbs("a", "1"), HSetExArgs{Expire: true, ExpireMs: t0 + 10})
+		return tx.HSetEx(0, []byte("h"), byteSlices("a", "1"), HSetExArgs{Expire: true, ExpireMs: t0 + 10})
 	})
 	// FLUSHDB leaves the hash's field-expiry entry behind.
 	tx := s.BeginAll()
@@ -510,7 +483,7 @@ func TestHashReapDropsStaleEntries(t *testing.T) {
 	tx.Close()
 	// A key whose own deadline has passed is left to ReapExpired.
 	hashWrite(t, s, "k", func(tx *Tx) (bool, error) {
-		return tx.HSetEx(0, []byte("k"), hbs("a", "1"), HSetExArgs{Expire: true, ExpireMs: t0 + 10})
+		return tx.HSetEx(0, []byte("k"), byteSlices("a", "1"), HSetExArgs{Expire: true, ExpireMs: t0 + 10})
 	})
 	hashWrite(t, s, "k", func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("k"), t0+5, ExpireAlways) })
 	clock.advance(time.Second)
@@ -662,7 +635,7 @@ func TestHashScanUnderChurn(t *testing.T) {
 	// and new ones (including ones that shorten the common prefix) appear.
 	seen, _ := hashScanAll(t, s, "h", HScanArgs{Count: 13}, func(call int) {
 		hashWrite(t, s, "h", func(tx *Tx) (int64, error) {
-			del := hbs(field(n/2 + rng.IntN(n/2)))
+			del := byteSlices(field(n/2 + rng.IntN(n/2)))
 			if _, err := tx.HDel(0, []byte("h"), del); err != nil {
 				return 0, err
 			}
@@ -670,7 +643,7 @@ func TestHashScanUnderChurn(t *testing.T) {
 			if call%50 == 0 {
 				add = fmt.Sprintf("%c-new", 'a'+rng.IntN(26))
 			}
-			return tx.HSet(0, []byte("h"), hbs(add, "v"))
+			return tx.HSet(0, []byte("h"), byteSlices(add, "v"))
 		})
 	})
 	for i := range n / 2 {
@@ -700,7 +673,7 @@ func TestHashRandFields(t *testing.T) {
 				return err == nil && i%5 != 0 && i < size && string(e.Value) == "v"+strconv.Itoa(i)
 			}
 			for _, count := range []int64{1, 3, int64(live) / 3, int64(live) - 1, int64(live), int64(live) + 10} {
-				es := hashRead(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HRandFields(0, []byte("h"), count) })
+				es := readTx(t, s, func(tx *Tx) ([]HashEntry, error) { return tx.HRandFields(0, []byte("h"), count) })
 				if want := min(count, int64(live)); int64(len(es)) != want {
 					t.Fatalf("count %d: %d fields, want %d", count, len(es), want)
 				}
@@ -751,7 +724,7 @@ func TestHashRandFields(t *testing.T) {
 func TestHashRandFieldAllExpired(t *testing.T) {
 	s, clock := openHashStore(t)
 	hashWrite(t, s, "h", func(tx *Tx) (bool, error) {
-		return tx.HSetEx(0, []byte("h"), hbs("a", "1", "b", "2"), HSetExArgs{Expire: true, ExpireMs: clock.ms.Load() + 10})
+		return tx.HSetEx(0, []byte("h"), byteSlices("a", "1", "b", "2"), HSetExArgs{Expire: true, ExpireMs: clock.ms.Load() + 10})
 	})
 	clock.advance(time.Second)
 	tx := s.Read(false)
@@ -790,7 +763,7 @@ func TestHashEncoding(t *testing.T) {
 				fillHash(t, s, "h", tc.n, "f")
 			} else {
 				hashWrite(t, s, "h", func(tx *Tx) (bool, error) {
-					return tx.HSetEx(0, []byte("h"), hbs(tc.pairs...), HSetExArgs{Expire: tc.ttl, ExpireMs: clock.ms.Load() + 1000})
+					return tx.HSetEx(0, []byte("h"), byteSlices(tc.pairs...), HSetExArgs{Expire: tc.ttl, ExpireMs: clock.ms.Load() + 1000})
 				})
 			}
 			tx := s.Read(false)
@@ -825,7 +798,7 @@ func TestHashModel(t *testing.T) {
 	s, clock := openHashStore(t)
 	key := []byte("h")
 	model := hashModel{}
-	fields := hbs("f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7")
+	fields := byteSlices("f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7")
 	pick := func() []byte { return fields[rng.IntN(len(fields))] }
 	picks := func() [][]byte {
 		out := make([][]byte, 1+rng.IntN(3))
@@ -1034,8 +1007,8 @@ func TestHashModel(t *testing.T) {
 					live++
 				}
 			}
-			exists := hashRead(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, key) })
-			info := hashRead(t, s, func(tx *Tx) (KeyInfo, error) { i, _, err := tx.Lookup(0, key); return i, err })
+			exists := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, key) })
+			info := readTx(t, s, func(tx *Tx) (KeyInfo, error) { i, _, err := tx.Lookup(0, key); return i, err })
 			if exists != (live > 0) || info.Size != uint64(live) {
 				t.Fatalf("step %d: after reaping, exists %v with %d records, %d live fields", step, exists, info.Size, live)
 			}
@@ -1108,21 +1081,9 @@ func checkHashModel(t *testing.T, s *Store, step int, key []byte, fields [][]byt
 // clock the benchmark can move.
 func openHashBench(b *testing.B) (*Store, *testClock) {
 	b.Helper()
-	eng, err := engine.OpenPebble(b.TempDir(), engine.PebbleOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	clock := &testClock{}
 	clock.ms.Store(time.Now().UnixMilli())
-	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, Now: clock.now, ReapInterval: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = s.Close()
-		_ = eng.Close()
-	})
-	return s, clock
+	return openBenchStore(b, 0, clock.now), clock
 }
 
 // BenchmarkHGet is HGET of a random field: one metadata read and one point
@@ -1186,7 +1147,7 @@ func BenchmarkHashBigOps(b *testing.B) {
 	b.Run("HSCAN-page", func(b *testing.B) {
 		for range b.N {
 			f := fmt.Appendf(nil, "field:%07d", rand.IntN(size))
-			cursor, _ := hashScanCursor(nil, f, len("field:"))
+			cursor, _ := scanCursor(nil, f, len("field:"))
 			tx := s.Read(false)
 			_, es, err := tx.HScan(0, key, cursor, HScanArgs{Count: 10})
 			tx.Close()

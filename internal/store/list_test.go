@@ -17,22 +17,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-func lbytes(ss ...string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = []byte(s)
-	}
-	return out
-}
-
-func lstrings(bb [][]byte) []string {
-	out := make([]string, len(bb))
-	for i, b := range bb {
-		out[i] = string(b)
-	}
-	return out
-}
-
 // lrangeAll reads a whole list through a reading Tx.
 func lrangeAll(t *testing.T, s *Store, db int, key string) []string {
 	t.Helper()
@@ -42,13 +26,13 @@ func lrangeAll(t *testing.T, s *Store, db int, key string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lstrings(items)
+	return stringsOf(items)
 }
 
 func lrpush(t *testing.T, s *Store, key string, items ...string) {
 	t.Helper()
 	write(t, s, []string{key}, func(tx *Tx) error {
-		_, err := tx.ListPush(0, []byte(key), ListRight, lbytes(items...), false)
+		_, err := tx.ListPush(0, []byte(key), ListRight, byteSlices(items...), false)
 		return err
 	})
 }
@@ -110,10 +94,10 @@ func TestListPushPop(t *testing.T) {
 	s, _ := openTestStore(t)
 	var n int64
 	write(t, s, []string{"l"}, func(tx *Tx) (err error) {
-		if n, err = tx.ListPush(0, []byte("l"), ListLeft, lbytes("a", "b", "c"), false); err != nil {
+		if n, err = tx.ListPush(0, []byte("l"), ListLeft, byteSlices("a", "b", "c"), false); err != nil {
 			return err
 		}
-		n, err = tx.ListPush(0, []byte("l"), ListRight, lbytes("d", "e"), false)
+		n, err = tx.ListPush(0, []byte("l"), ListRight, byteSlices("d", "e"), false)
 		return err
 	})
 	if n != 5 {
@@ -138,8 +122,8 @@ func TestListPushPop(t *testing.T) {
 			items, found, err = tx.ListPop(0, []byte("l"), c.end, c.count)
 			return err
 		})
-		if !found || !slices.Equal(lstrings(items), c.want) {
-			t.Fatalf("pop %d from %d = %q, %v; want %q", c.count, c.end, lstrings(items), found, c.want)
+		if !found || !slices.Equal(stringsOf(items), c.want) {
+			t.Fatalf("pop %d from %d = %q, %v; want %q", c.count, c.end, stringsOf(items), found, c.want)
 		}
 	}
 	if s.DBSize(0) != 0 {
@@ -150,7 +134,7 @@ func TestListPushPop(t *testing.T) {
 		if err != nil || found || items != nil {
 			return fmt.Errorf("pop of an absent list = %q, %v, %v", items, found, err)
 		}
-		n, err := tx.ListPush(0, []byte("l"), ListLeft, lbytes("x"), true)
+		n, err := tx.ListPush(0, []byte("l"), ListLeft, byteSlices("x"), true)
 		if err != nil || n != 0 {
 			return fmt.Errorf("LPUSHX on an absent list = %d, %v", n, err)
 		}
@@ -166,14 +150,14 @@ func TestListWrongType(t *testing.T) {
 	set(t, s, 0, "str", "v", SetArgs{})
 	lrpush(t, s, "l", "a")
 	k := []byte("str")
-	tx := s.Begin(lbytes("str", "l"))
+	tx := s.Begin(byteSlices("str", "l"))
 	defer tx.Close()
 	for name, f := range map[string]func() error{
-		"push":  func() error { _, err := tx.ListPush(0, k, ListLeft, lbytes("a"), false); return err },
-		"pushx": func() error { _, err := tx.ListPush(0, k, ListLeft, lbytes("a"), true); return err },
+		"push":  func() error { _, err := tx.ListPush(0, k, ListLeft, byteSlices("a"), false); return err },
+		"pushx": func() error { _, err := tx.ListPush(0, k, ListLeft, byteSlices("a"), true); return err },
 		"pop":   func() error { _, _, err := tx.ListPop(0, k, ListLeft, 1); return err },
 		"mpop": func() error {
-			_, _, err := tx.ListMPop(0, lbytes("absent", "str", "l"), ListLeft, 1, false)
+			_, _, err := tx.ListMPop(0, byteSlices("absent", "str", "l"), ListLeft, 1, false)
 			return err
 		},
 		"llen":   func() error { _, err := tx.LLen(0, k); return err },
@@ -199,19 +183,19 @@ func TestListWrongType(t *testing.T) {
 		}
 	}
 	// LMPOP stops at the first list, before a later key of another type.
-	key, items, err := tx.ListMPop(0, lbytes("absent", "l", "str"), ListLeft, 5, false)
-	if err != nil || string(key) != "l" || !slices.Equal(lstrings(items), []string{"a"}) {
-		t.Fatalf("LMPOP absent l str = %q %q %v", key, lstrings(items), err)
+	key, items, err := tx.ListMPop(0, byteSlices("absent", "l", "str"), ListLeft, 5, false)
+	if err != nil || string(key) != "l" || !slices.Equal(stringsOf(items), []string{"a"}) {
+		t.Fatalf("LMPOP absent l str = %q %q %v", key, stringsOf(items), err)
 	}
 	// Skipping other types, a list after them is found, and none is nil.
-	if _, err := tx.ListPush(0, []byte("l"), ListRight, lbytes("b"), false); err != nil {
+	if _, err := tx.ListPush(0, []byte("l"), ListRight, byteSlices("b"), false); err != nil {
 		t.Fatal(err)
 	}
-	key, items, err = tx.ListMPop(0, lbytes("str", "l"), ListLeft, 1, true)
-	if err != nil || string(key) != "l" || !slices.Equal(lstrings(items), []string{"b"}) {
-		t.Fatalf("LMPOP str l skipping = %q %q %v", key, lstrings(items), err)
+	key, items, err = tx.ListMPop(0, byteSlices("str", "l"), ListLeft, 1, true)
+	if err != nil || string(key) != "l" || !slices.Equal(stringsOf(items), []string{"b"}) {
+		t.Fatalf("LMPOP str l skipping = %q %q %v", key, stringsOf(items), err)
 	}
-	if key, _, err = tx.ListMPop(0, lbytes("str", "absent"), ListLeft, 1, true); key != nil || err != nil {
+	if key, _, err = tx.ListMPop(0, byteSlices("str", "absent"), ListLeft, 1, true); key != nil || err != nil {
 		t.Fatalf("LMPOP str absent skipping = %q %v", key, err)
 	}
 }
@@ -419,7 +403,7 @@ func TestListModel(t *testing.T) {
 				}
 				end := ListEnd(rng.IntN(2))
 				desc = fmt.Sprintf("push %d %q", end, items)
-				n, err := tx.ListPush(0, key, end, lbytes(items...), false)
+				n, err := tx.ListPush(0, key, end, byteSlices(items...), false)
 				for _, v := range items {
 					if end == ListLeft {
 						model = append([]string{v}, model...)
@@ -451,8 +435,8 @@ func TestListModel(t *testing.T) {
 					slices.Reverse(want)
 					model = model[:len(model)-n]
 				}
-				if found && !slices.Equal(lstrings(items), want) {
-					return fmt.Errorf("popped %q, want %q", lstrings(items), want)
+				if found && !slices.Equal(stringsOf(items), want) {
+					return fmt.Errorf("popped %q, want %q", stringsOf(items), want)
 				}
 				return nil
 			case 4:
@@ -603,8 +587,8 @@ func TestListReadsAreConsistent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 1; !stop.Load(); i++ {
-			tx := s.Begin(lbytes("q"))
-			_, err := tx.ListPush(0, []byte("q"), ListRight, lbytes(fmt.Sprint(i)), false)
+			tx := s.Begin(byteSlices("q"))
+			_, err := tx.ListPush(0, []byte("q"), ListRight, byteSlices(fmt.Sprint(i)), false)
 			if err == nil {
 				_, _, err = tx.ListPop(0, []byte("q"), ListLeft, 1)
 			}
@@ -627,7 +611,7 @@ func TestListReadsAreConsistent(t *testing.T) {
 		if err != nil || err2 != nil || !found || len(items) != 1 {
 			stop.Store(true)
 			wg.Wait()
-			t.Fatalf("LINDEX q 0 = %q, %v, %v; LRANGE = %q, %v", v, found, err, lstrings(items), err2)
+			t.Fatalf("LINDEX q 0 = %q, %v, %v; LRANGE = %q, %v", v, found, err, stringsOf(items), err2)
 		}
 	}
 	stop.Store(true)
@@ -755,35 +739,6 @@ func TestListDeletes(t *testing.T) {
 
 // --- Benchmarks ---------------------------------------------------------
 
-// openListBench opens a store on an on-disk Pebble, as a server runs.
-func openListBench(b *testing.B) *Store {
-	b.Helper()
-	eng, err := engine.OpenPebble(b.TempDir(), engine.PebbleOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, ReapInterval: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = s.Close()
-		_ = eng.Close()
-	})
-	return s
-}
-
-func lbenchWrite(b *testing.B, s *Store, key []byte, fn func(tx *Tx) error) {
-	tx := s.Begin([][]byte{key})
-	defer tx.Close()
-	if err := fn(tx); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // fillList appends n items to key in batches of 10,000.
 func fillList(b *testing.B, s *Store, key []byte, n int) {
 	const batch = 10_000
@@ -792,7 +747,7 @@ func fillList(b *testing.B, s *Store, key []byte, n int) {
 		for i := range items {
 			items[i] = fmt.Appendf(items[i][:0], "item:%09d", done+i)
 		}
-		lbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			_, err := tx.ListPush(0, key, ListRight, items[:min(batch, n-done)], false)
 			return err
 		})
@@ -804,7 +759,7 @@ func fillList(b *testing.B, s *Store, key []byte, n int) {
 func BenchmarkLIndexMiddle(b *testing.B) {
 	for _, size := range []int{1_000, 1_000_000} {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
-			s := openListBench(b)
+			s := openBenchStore(b, 0, nil)
 			key := []byte("big")
 			fillList(b, s, key, size)
 			b.ResetTimer()
@@ -825,7 +780,7 @@ func BenchmarkLIndexMiddle(b *testing.B) {
 // start at the current head, so the tombstones the pops left behind it are
 // never visited.
 func BenchmarkLRangeHeadAfterPopChurn(b *testing.B) {
-	s := openListBench(b)
+	s := openBenchStore(b, 0, nil)
 	key := []byte("queue")
 	fillList(b, s, key, 1000)
 	read := func(n int) time.Duration {
@@ -850,7 +805,7 @@ func BenchmarkLRangeHeadAfterPopChurn(b *testing.B) {
 	const churn = 200_000
 	item := [][]byte{[]byte("item")}
 	for range churn {
-		lbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			if _, err := tx.ListPush(0, key, ListRight, item, false); err != nil {
 				return err
 			}
@@ -876,12 +831,12 @@ func BenchmarkLRangeHeadAfterPopChurn(b *testing.B) {
 func BenchmarkListPushPop(b *testing.B) {
 	item := [][]byte{[]byte("xxx")}
 	b.Run("steady", func(b *testing.B) {
-		s := openListBench(b)
+		s := openBenchStore(b, 0, nil)
 		key := []byte("l")
 		fillList(b, s, key, 1000)
 		b.ResetTimer()
 		for i := range b.N {
-			lbenchWrite(b, s, key, func(tx *Tx) error {
+			benchWrite(b, s, key, func(tx *Tx) error {
 				if i%2 == 0 {
 					_, err := tx.ListPush(0, key, ListLeft, item, false)
 					return err
@@ -892,11 +847,11 @@ func BenchmarkListPushPop(b *testing.B) {
 		}
 	})
 	b.Run("empty-each-time", func(b *testing.B) {
-		s := openListBench(b)
+		s := openBenchStore(b, 0, nil)
 		key := []byte("l")
 		b.ResetTimer()
 		for i := range b.N {
-			lbenchWrite(b, s, key, func(tx *Tx) error {
+			benchWrite(b, s, key, func(tx *Tx) error {
 				if i%2 == 0 {
 					_, err := tx.ListPush(0, key, ListLeft, item, false)
 					return err
@@ -918,12 +873,12 @@ func BenchmarkListPushPop(b *testing.B) {
 
 // BenchmarkLTrimCapped is the capped-list pattern: LPUSH then LTRIM 0 99.
 func BenchmarkLTrimCapped(b *testing.B) {
-	s := openListBench(b)
+	s := openBenchStore(b, 0, nil)
 	key := []byte("capped")
 	item := [][]byte{[]byte("event")}
 	b.ResetTimer()
 	for range b.N {
-		lbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			if _, err := tx.ListPush(0, key, ListLeft, item, false); err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"container/heap"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -1028,7 +1027,7 @@ func (s *setSampler) init(key []byte) error {
 		return s.broken(key)
 	}
 	last := bytes.Clone(it.Key())
-	cp := s.plen + commonPrefixLenOf(first[s.plen:], last[s.plen:])
+	cp := s.plen + commonPrefixLen(first[s.plen:], last[s.plen:])
 	s.lcp = first[:cp]
 
 	// Learn the model in two rounds: from the windows at both ends and
@@ -1254,16 +1253,6 @@ func (s *setSampler) broken(key []byte) error {
 		return err
 	}
 	return fmt.Errorf("set %q: size %d but no members: %w", key, s.n, encoding.ErrCorrupt)
-}
-
-func commonPrefixLenOf(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 // pos maps a sub-key of the set to its number.
@@ -1582,15 +1571,11 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 	if !it.Last() {
 		return 0, nil, it.Error()
 	}
-	cp := min(commonPrefixLenOf(first, it.Key()[p:]), 255)
+	cp := min(commonPrefixLen(first, it.Key()[p:]), maxScanPrefix)
 
 	seek := bytes.Clone(prefix)
-	if cursor != 0 {
-		if s := int(cursor >> 56); s <= cp {
-			var b [8]byte
-			binary.BigEndian.PutUint64(b[:], cursor)
-			seek = append(append(seek, first[:s]...), bytes.TrimRight(b[1:], "\x00")...)
-		}
+	if start, ok := scanResume(first, cp, cursor); ok {
+		seek = append(seek, start...)
 	}
 	var end []byte
 	if a.Pattern != nil {
@@ -1610,7 +1595,7 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 			break
 		}
 		m := k[p:]
-		pos := setScanPos(m, cp)
+		pos := scanPos(m, cp)
 		// pos > last >= 0 here, so the cursor is never 0.
 		if visited >= a.Count && pos != last {
 			return uint64(cp)<<56 | pos, out.out, nil
@@ -1620,13 +1605,6 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 		keep(m)
 	}
 	return 0, out.out, it.Error()
-}
-
-// setScanPos is the 7 bytes of m after its first cp bytes, zero-padded.
-func setScanPos(m []byte, cp int) uint64 {
-	var b [8]byte
-	copy(b[1:], m[cp:])
-	return binary.BigEndian.Uint64(b[:])
 }
 
 // setCompact reports whether Redis 7.2 would encode a set of these members

@@ -14,59 +14,11 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
-	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/glob"
 )
 
-// setW runs fn in a writing Tx over keys, commits, and returns fn's result.
-func setW[T any](t testing.TB, s *Store, keys []string, fn func(tx *Tx) (T, error)) T {
-	t.Helper()
-	ks := make([][]byte, len(keys))
-	for i, k := range keys {
-		ks[i] = []byte(k)
-	}
-	tx := s.Begin(ks)
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// setR runs fn in a reading Tx.
-func setR[T any](t testing.TB, s *Store, fn func(tx *Tx) (T, error)) T {
-	t.Helper()
-	tx := s.Read(false)
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func setBytes(ss ...string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = []byte(s)
-	}
-	return out
-}
-
-func setStrings(bs [][]byte) []string {
-	out := make([]string, len(bs))
-	for i, b := range bs {
-		out[i] = string(b)
-	}
-	return out
-}
-
 func setSorted(bs [][]byte) []string {
-	out := setStrings(bs)
+	out := stringsOf(bs)
 	slices.Sort(out)
 	return out
 }
@@ -74,14 +26,14 @@ func setSorted(bs [][]byte) []string {
 // setAddAll adds members to key in one command.
 func setAddAll(t testing.TB, s *Store, key string, members []string) {
 	t.Helper()
-	setW(t, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), setBytes(members...)) })
+	writeTx(t, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), byteSlices(members...)) })
 }
 
 // setMembersOf returns SMEMBERS of key, sorted (they come sorted anyway).
 func setMembersOf(t testing.TB, s *Store, key string) []string {
 	t.Helper()
 	var out []string
-	setR(t, s, func(tx *Tx) (struct{}, error) {
+	readTx(t, s, func(tx *Tx) (struct{}, error) {
 		n := int64(-1)
 		err := tx.SMembers(0, []byte(key), func(size int64) { n = size }, func(m []byte) { out = append(out, string(m)) })
 		if err == nil && int(n) != len(out) {
@@ -100,31 +52,31 @@ func TestSetAddRemMembers(t *testing.T) {
 		want    int64
 		members []string
 	}{
-		{"sadd creates", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("b", "a", "c")) }, 3, []string{"a", "b", "c"}},
-		{"sadd counts only new", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("a", "d")) }, 1, []string{"a", "b", "c", "d"}},
-		{"sadd repeats in one call", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("e", "e", "a")) }, 1, []string{"a", "b", "c", "d", "e"}},
-		{"sadd empty and binary", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("", "\x00\xff")) }, 2, []string{"", "\x00\xff", "a", "b", "c", "d", "e"}},
-		{"srem counts present", func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), setBytes("a", "zz", "a")) }, 1, []string{"", "\x00\xff", "b", "c", "d", "e"}},
-		{"srem absent key", func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("nokey"), setBytes("a")) }, 0, []string{"", "\x00\xff", "b", "c", "d", "e"}},
+		{"sadd creates", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("b", "a", "c")) }, 3, []string{"a", "b", "c"}},
+		{"sadd counts only new", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("a", "d")) }, 1, []string{"a", "b", "c", "d"}},
+		{"sadd repeats in one call", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("e", "e", "a")) }, 1, []string{"a", "b", "c", "d", "e"}},
+		{"sadd empty and binary", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("", "\x00\xff")) }, 2, []string{"", "\x00\xff", "a", "b", "c", "d", "e"}},
+		{"srem counts present", func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), byteSlices("a", "zz", "a")) }, 1, []string{"", "\x00\xff", "b", "c", "d", "e"}},
+		{"srem absent key", func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("nokey"), byteSlices("a")) }, 0, []string{"", "\x00\xff", "b", "c", "d", "e"}},
 		{"srem everything deletes", func(tx *Tx) (int64, error) {
-			return tx.SRem(0, []byte("s"), setBytes("", "\x00\xff", "b", "c", "d", "e"))
+			return tx.SRem(0, []byte("s"), byteSlices("", "\x00\xff", "b", "c", "d", "e"))
 		}, 6, nil},
-		{"sadd on fresh repeats", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("x", "x", "y", "x")) }, 2, []string{"x", "y"}},
+		{"sadd on fresh repeats", func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("x", "x", "y", "x")) }, 2, []string{"x", "y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := setW(t, s, []string{"s", "nokey"}, tt.op)
+			got := writeTx(t, s, []string{"s", "nokey"}, tt.op)
 			if got != tt.want {
 				t.Fatalf("got %d, want %d", got, tt.want)
 			}
 			if m := setMembersOf(t, s, "s"); !slices.Equal(m, tt.members) {
 				t.Fatalf("members %q, want %q", m, tt.members)
 			}
-			card := setR(t, s, func(tx *Tx) (int64, error) { return tx.SCard(0, []byte("s")) })
+			card := readTx(t, s, func(tx *Tx) (int64, error) { return tx.SCard(0, []byte("s")) })
 			if card != int64(len(tt.members)) {
 				t.Fatalf("SCARD %d, want %d", card, len(tt.members))
 			}
-			exists := setR(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("s")) })
+			exists := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("s")) })
 			if exists != (len(tt.members) > 0) {
 				t.Fatalf("EXISTS %v with %d members", exists, len(tt.members))
 			}
@@ -141,16 +93,16 @@ func TestSetIsMember(t *testing.T) {
 	}{
 		{"s", "a", true}, {"s", "", true}, {"s", "c", false}, {"nokey", "a", false},
 	} {
-		got := setR(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte(tt.key), []byte(tt.member)) })
+		got := readTx(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte(tt.key), []byte(tt.member)) })
 		if got != tt.want {
 			t.Errorf("SISMEMBER %s %q = %v", tt.key, tt.member, got)
 		}
 	}
-	got := setR(t, s, func(tx *Tx) ([]bool, error) { return tx.SMIsMember(0, []byte("s"), setBytes("a", "c", "", "a")) })
+	got := readTx(t, s, func(tx *Tx) ([]bool, error) { return tx.SMIsMember(0, []byte("s"), byteSlices("a", "c", "", "a")) })
 	if !slices.Equal(got, []bool{true, false, true, true}) {
 		t.Errorf("SMISMEMBER = %v", got)
 	}
-	got = setR(t, s, func(tx *Tx) ([]bool, error) { return tx.SMIsMember(0, []byte("nokey"), setBytes("a", "b")) })
+	got = readTx(t, s, func(tx *Tx) ([]bool, error) { return tx.SMIsMember(0, []byte("nokey"), byteSlices("a", "b")) })
 	if !slices.Equal(got, []bool{false, false}) {
 		t.Errorf("SMISMEMBER on absent key = %v", got)
 	}
@@ -159,13 +111,13 @@ func TestSetIsMember(t *testing.T) {
 func TestSetWrongType(t *testing.T) {
 	s, _ := openTestStore(t)
 	set(t, s, 0, "str", "x", SetArgs{})
-	setW(t, s, []string{"h"}, func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("h"), setBytes("f", "v")) })
+	writeTx(t, s, []string{"h"}, func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("h"), byteSlices("f", "v")) })
 	setAddAll(t, s, "s", []string{"a"})
 	ops := map[string]func(tx *Tx, k []byte) error{
-		"SAdd":        func(tx *Tx, k []byte) error { _, err := tx.SAdd(0, k, setBytes("a")); return err },
-		"SRem":        func(tx *Tx, k []byte) error { _, err := tx.SRem(0, k, setBytes("a")); return err },
+		"SAdd":        func(tx *Tx, k []byte) error { _, err := tx.SAdd(0, k, byteSlices("a")); return err },
+		"SRem":        func(tx *Tx, k []byte) error { _, err := tx.SRem(0, k, byteSlices("a")); return err },
 		"SIsMember":   func(tx *Tx, k []byte) error { _, err := tx.SIsMember(0, k, []byte("a")); return err },
-		"SMIsMember":  func(tx *Tx, k []byte) error { _, err := tx.SMIsMember(0, k, setBytes("a")); return err },
+		"SMIsMember":  func(tx *Tx, k []byte) error { _, err := tx.SMIsMember(0, k, byteSlices("a")); return err },
 		"SCard":       func(tx *Tx, k []byte) error { _, err := tx.SCard(0, k); return err },
 		"SMembers":    func(tx *Tx, k []byte) error { return tx.SMembers(0, k, func(int64) {}, func([]byte) {}) },
 		"SPop":        func(tx *Tx, k []byte) error { _, _, err := tx.SPop(0, k); return err },
@@ -195,7 +147,7 @@ func TestSetWrongType(t *testing.T) {
 	for _, wrong := range []string{"str", "h"} {
 		for name, op := range ops {
 			t.Run(name+" on "+wrong, func(t *testing.T) {
-				tx := s.Begin(setBytes(wrong, "s", "d", "nokey"))
+				tx := s.Begin(byteSlices(wrong, "s", "d", "nokey"))
 				defer tx.Close()
 				if err := op(tx, []byte(wrong)); !errors.Is(err, ErrWrongType) {
 					t.Fatalf("err = %v, want WRONGTYPE", err)
@@ -232,7 +184,7 @@ func TestSetMove(t *testing.T) {
 				setAddAll(t, s, "a", []string{"z2"})
 				setAddAll(t, s, "b", []string{"z2"})
 			}
-			got := setW(t, s, []string{tt.src, tt.dst}, func(tx *Tx) (bool, error) {
+			got := writeTx(t, s, []string{tt.src, tt.dst}, func(tx *Tx) (bool, error) {
 				return tx.SMove(0, []byte(tt.src), []byte(tt.dst), []byte(tt.m))
 			})
 			if got != tt.want {
@@ -254,15 +206,15 @@ func TestSetMove(t *testing.T) {
 	t.Run("last member deletes src", func(t *testing.T) {
 		s, _ := openTestStore(t)
 		setAddAll(t, s, "a", []string{"x"})
-		setW(t, s, []string{"a", "b"}, func(tx *Tx) (bool, error) { return tx.SMove(0, []byte("a"), []byte("b"), []byte("x")) })
-		if ok := setR(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("a")) }); ok {
+		writeTx(t, s, []string{"a", "b"}, func(tx *Tx) (bool, error) { return tx.SMove(0, []byte("a"), []byte("b"), []byte("x")) })
+		if ok := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("a")) }); ok {
 			t.Fatal("emptied source still exists")
 		}
 	})
 	t.Run("absent src with wrong-type dst", func(t *testing.T) {
 		s, _ := openTestStore(t)
 		set(t, s, 0, "str", "v", SetArgs{})
-		got := setW(t, s, []string{"nokey", "str"}, func(tx *Tx) (bool, error) {
+		got := writeTx(t, s, []string{"nokey", "str"}, func(tx *Tx) (bool, error) {
 			return tx.SMove(0, []byte("nokey"), []byte("str"), []byte("x"))
 		})
 		if got {
@@ -355,13 +307,13 @@ func TestSetAlgebraModel(t *testing.T) {
 		}
 		o := ops[rng.IntN(len(ops))]
 		want := setModelOp(o.op, sets)
-		got := setR(t, s, func(tx *Tx) ([][]byte, error) { return o.read(tx, 0, setBytes(keys...)) })
+		got := readTx(t, s, func(tx *Tx) ([][]byte, error) { return o.read(tx, 0, byteSlices(keys...)) })
 		if g := setSorted(got); !slices.Equal(g, want) && !(len(g) == 0 && len(want) == 0) {
 			t.Fatalf("round %d: S%s %v = %q, want %q", round, o.name, keys, g, want)
 		}
 		if o.op == setOpInter {
 			limit := int64(rng.IntN(5))
-			n := setR(t, s, func(tx *Tx) (int64, error) { return tx.SInterCard(0, setBytes(keys...), limit) })
+			n := readTx(t, s, func(tx *Tx) (int64, error) { return tx.SInterCard(0, byteSlices(keys...), limit) })
 			w := int64(len(want))
 			if limit > 0 {
 				w = min(w, limit)
@@ -379,8 +331,8 @@ func TestSetAlgebraModel(t *testing.T) {
 		if dst == "absent" {
 			dst = "dst"
 		}
-		n := setW(t, s, append([]string{dst}, keys...), func(tx *Tx) (int64, error) {
-			return o.store(tx, 0, []byte(dst), setBytes(keys...))
+		n := writeTx(t, s, append([]string{dst}, keys...), func(tx *Tx) (int64, error) {
+			return o.store(tx, 0, []byte(dst), byteSlices(keys...))
 		})
 		if n != int64(len(want)) {
 			t.Fatalf("round %d: S%sSTORE %s %v = %d, want %d", round, o.name, dst, keys, n, len(want))
@@ -403,25 +355,25 @@ func TestSetStoreReplacesDestination(t *testing.T) {
 	s, clock := openTestStore(t)
 	setAddAll(t, s, "a", []string{"x", "y"})
 	set(t, s, 0, "str", "v", SetArgs{ExpireMs: clock.ms.Load() + 60_000})
-	n := setW(t, s, []string{"str", "a"}, func(tx *Tx) (int64, error) { return tx.SUnionStore(0, []byte("str"), setBytes("a")) })
+	n := writeTx(t, s, []string{"str", "a"}, func(tx *Tx) (int64, error) { return tx.SUnionStore(0, []byte("str"), byteSlices("a")) })
 	if n != 2 {
 		t.Fatalf("SUNIONSTORE = %d", n)
 	}
-	info := setR(t, s, func(tx *Tx) (KeyInfo, error) {
+	info := readTx(t, s, func(tx *Tx) (KeyInfo, error) {
 		i, _, err := tx.Lookup(0, []byte("str"))
 		return i, err
 	})
 	if info.Type != encoding.TypeSet {
 		t.Fatalf("type %v", info.Type)
 	}
-	if d := setR(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("str")) }); d != -1 {
+	if d := readTx(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("str")) }); d != -1 {
 		t.Fatalf("deadline %d kept over a *STORE", d)
 	}
 	// An empty result deletes the destination.
-	n = setW(t, s, []string{"str", "a", "nokey"}, func(tx *Tx) (int64, error) {
-		return tx.SInterStore(0, []byte("str"), setBytes("a", "nokey"))
+	n = writeTx(t, s, []string{"str", "a", "nokey"}, func(tx *Tx) (int64, error) {
+		return tx.SInterStore(0, []byte("str"), byteSlices("a", "nokey"))
 	})
-	if ok := setR(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("str")) }); n != 0 || ok {
+	if ok := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("str")) }); n != 0 || ok {
 		t.Fatalf("empty SINTERSTORE = %d, dst exists %v", n, ok)
 	}
 }
@@ -435,7 +387,7 @@ func setBig(tb testing.TB, s *Store, key string, n int, name func(i int) string)
 		for i := lo; i < min(n, lo+batch); i++ {
 			ms = append(ms, []byte(name(i)))
 		}
-		setW(tb, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), ms) })
+		writeTx(tb, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), ms) })
 	}
 }
 
@@ -457,7 +409,7 @@ func TestSetPopCountPaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := openTestStore(t)
 			setBig(t, s, "s", tt.n, func(i int) string { return fmt.Sprintf("m%06d", i) })
-			popped := setW(t, s, []string{"s"}, func(tx *Tx) ([][]byte, error) { return tx.SPopCount(0, []byte("s"), tt.count) })
+			popped := writeTx(t, s, []string{"s"}, func(tx *Tx) ([][]byte, error) { return tx.SPopCount(0, []byte("s"), tt.count) })
 			want := min(int(tt.count), tt.n)
 			if len(popped) != want {
 				t.Fatalf("popped %d, want %d", len(popped), want)
@@ -488,7 +440,7 @@ func TestSetPopAndRandMemberSingle(t *testing.T) {
 			s, _ := openTestStore(t)
 			setBig(t, s, "s", n, func(i int) string { return fmt.Sprint(i) })
 			m, ok := setR2(t, s, func(tx *Tx) ([]byte, bool, error) { return tx.SRandMember(0, []byte("s")) })
-			if !ok || !setR(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte("s"), m) }) {
+			if !ok || !readTx(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte("s"), m) }) {
 				t.Fatalf("SRANDMEMBER = %q, %v: not a member", m, ok)
 			}
 			for i := range n {
@@ -496,7 +448,7 @@ func TestSetPopAndRandMemberSingle(t *testing.T) {
 				if !ok {
 					t.Fatalf("pop %d found nothing", i)
 				}
-				if setR(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte("s"), m) }) {
+				if readTx(t, s, func(tx *Tx) (bool, error) { return tx.SIsMember(0, []byte("s"), m) }) {
 					t.Fatalf("%q still a member after SPOP", m)
 				}
 			}
@@ -513,7 +465,7 @@ func TestSetPopAndRandMemberSingle(t *testing.T) {
 func setR2(t testing.TB, s *Store, fn func(tx *Tx) ([]byte, bool, error)) ([]byte, bool) {
 	t.Helper()
 	var ok bool
-	m := setR(t, s, func(tx *Tx) ([]byte, error) {
+	m := readTx(t, s, func(tx *Tx) ([]byte, error) {
 		m, found, err := fn(tx)
 		ok = found
 		return m, err
@@ -524,7 +476,7 @@ func setR2(t testing.TB, s *Store, fn func(tx *Tx) ([]byte, bool, error)) ([]byt
 func setW2(t testing.TB, s *Store, fn func(tx *Tx) ([]byte, bool, error)) ([]byte, bool) {
 	t.Helper()
 	var ok bool
-	m := setW(t, s, []string{"s"}, func(tx *Tx) ([]byte, error) {
+	m := writeTx(t, s, []string{"s"}, func(tx *Tx) ([]byte, error) {
 		m, found, err := fn(tx)
 		ok = found
 		return m, err
@@ -538,7 +490,7 @@ func setRand(t testing.TB, s *Store, key string, count uint64, distinct bool) (u
 	t.Helper()
 	var n uint64
 	var out []string
-	setR(t, s, func(tx *Tx) (struct{}, error) {
+	readTx(t, s, func(tx *Tx) (struct{}, error) {
 		return struct{}{}, tx.SRandMembers(0, []byte(key), count, distinct, func(k uint64) { n = k }, func(m []byte) bool {
 			out = append(out, string(m))
 			return true
@@ -597,7 +549,7 @@ func TestSetRandMembers(t *testing.T) {
 			s, _ := openTestStore(t)
 			setBig(t, s, "s", 3000, func(i int) string { return fmt.Sprint(i) })
 			calls := 0
-			setR(t, s, func(tx *Tx) (struct{}, error) {
+			readTx(t, s, func(tx *Tx) (struct{}, error) {
 				return struct{}{}, tx.SRandMembers(0, []byte("s"), math.MaxInt64, distinct, func(uint64) {}, func([]byte) bool {
 					calls++
 					return calls < 100
@@ -974,7 +926,7 @@ func TestSetScanUnderChurn(t *testing.T) {
 			rem = append(rem, fmt.Sprintf("key:%d", rng.IntN(5000)*3+1))
 		}
 		setAddAll(t, s, "s", add)
-		setW(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), setBytes(rem...)) })
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), byteSlices(rem...)) })
 	})
 	for _, m := range stable {
 		if got[m] == 0 {
@@ -1010,7 +962,7 @@ func TestSetEncoding(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := openTestStore(t)
 			setAddAll(t, s, "s", tt.ms)
-			got := setR(t, s, func(tx *Tx) (string, error) {
+			got := readTx(t, s, func(tx *Tx) (string, error) {
 				e, ok, err := tx.SetEncoding(0, []byte("s"))
 				if !ok && err == nil {
 					err = errors.New("absent")
@@ -1028,14 +980,14 @@ func TestSetEncoding(t *testing.T) {
 func TestSetExpired(t *testing.T) {
 	s, clock := openTestStore(t)
 	setAddAll(t, s, "s", []string{"a", "b"})
-	setW(t, s, []string{"s"}, func(tx *Tx) (bool, error) {
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) {
 		return tx.Expire(0, []byte("s"), clock.ms.Load()+1000, ExpireAlways)
 	})
 	clock.advance(2 * time.Second)
-	if n := setR(t, s, func(tx *Tx) (int64, error) { return tx.SCard(0, []byte("s")) }); n != 0 {
+	if n := readTx(t, s, func(tx *Tx) (int64, error) { return tx.SCard(0, []byte("s")) }); n != 0 {
 		t.Fatalf("SCARD of an expired set = %d", n)
 	}
-	if n := setW(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), setBytes("a", "c")) }); n != 2 {
+	if n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("a", "c")) }); n != 2 {
 		t.Fatalf("SADD to an expired set = %d", n)
 	}
 	if m := setMembersOf(t, s, "s"); !slices.Equal(m, []string{"a", "c"}) {
@@ -1052,8 +1004,8 @@ func TestSetMembersConsistentUnderWrites(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 200 {
-			tx := s.Begin(setBytes("s"))
-			_, err := tx.SAdd(0, []byte("s"), setBytes(fmt.Sprintf("new%d", i)))
+			tx := s.Begin(byteSlices("s"))
+			_, err := tx.SAdd(0, []byte("s"), byteSlices(fmt.Sprintf("new%d", i)))
 			if err == nil {
 				err = tx.Commit()
 			}
@@ -1072,24 +1024,6 @@ func TestSetMembersConsistentUnderWrites(t *testing.T) {
 
 // --- Benchmarks ---------------------------------------------------------
 
-// openSetBench opens a store on an on-disk Pebble, as a server runs.
-func openSetBench(b *testing.B) *Store {
-	b.Helper()
-	eng, err := engine.OpenPebble(b.TempDir(), engine.PebbleOptions{CacheSize: 64 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, ReapInterval: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = s.Close()
-		_ = eng.Close()
-	})
-	return s
-}
-
 // setBenchMember names member i of the benchmarks' sets.
 func setBenchMember(i int) string { return fmt.Sprintf("member:%d", i) }
 
@@ -1101,7 +1035,7 @@ func setBenchBuild(b *testing.B, s *Store, key string, n int) {
 	for i := range ms {
 		ms[i] = []byte(setBenchMember(i))
 	}
-	setW(b, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), ms) })
+	writeTx(b, s, []string{key}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte(key), ms) })
 }
 
 // BenchmarkSetBig times the set commands on a 1,000,000-member set: the
@@ -1111,7 +1045,7 @@ func setBenchBuild(b *testing.B, s *Store, key string, n int) {
 // members with the big set is 100 point reads; SCARD reads the metadata.
 func BenchmarkSetBig(b *testing.B) {
 	const size = 1_000_000
-	s := openSetBench(b)
+	s := openBenchStore(b, 64<<20, nil)
 	setBenchBuild(b, s, "big", size)
 	setBenchBuild(b, s, "small", 100)
 	key := []byte("big")
@@ -1167,7 +1101,7 @@ func BenchmarkSetBig(b *testing.B) {
 	b.Run("SSCAN-page", func(b *testing.B) {
 		read(b, func(tx *Tx) error {
 			m := setBenchMember(rand.IntN(size))
-			cursor := uint64(len("member:"))<<56 | setScanPos([]byte(m), len("member:"))
+			cursor := uint64(len("member:"))<<56 | scanPos([]byte(m), len("member:"))
 			_, ms, err := tx.SScan(0, key, cursor, SScanArgs{Count: 10})
 			if err == nil && len(ms) == 0 {
 				err = errors.New("empty page")
@@ -1177,7 +1111,7 @@ func BenchmarkSetBig(b *testing.B) {
 	})
 	b.Run("SINTER-100x1M", func(b *testing.B) {
 		read(b, func(tx *Tx) error {
-			ms, err := tx.SInter(0, setBytes("small", "big"))
+			ms, err := tx.SInter(0, byteSlices("small", "big"))
 			if err == nil && len(ms) != 100 {
 				err = fmt.Errorf("%d members", len(ms))
 			}
@@ -1185,7 +1119,7 @@ func BenchmarkSetBig(b *testing.B) {
 		})
 	})
 	b.Run("SINTERCARD-100x1M-LIMIT-10", func(b *testing.B) {
-		read(b, func(tx *Tx) error { _, err := tx.SInterCard(0, setBytes("big", "small"), 10); return err })
+		read(b, func(tx *Tx) error { _, err := tx.SInterCard(0, byteSlices("big", "small"), 10); return err })
 	})
 	// Last: SPOP shrinks the set (by b.N members, a small share of it).
 	b.Run("SPOP", func(b *testing.B) {
@@ -1211,7 +1145,7 @@ func BenchmarkSetBig(b *testing.B) {
 // BenchmarkSetDelete1M is DEL of a 1,000,000-member set: a metadata delete
 // and one range tombstone per family, whatever the size.
 func BenchmarkSetDelete1M(b *testing.B) {
-	s := openSetBench(b)
+	s := openBenchStore(b, 64<<20, nil)
 	for i := range b.N {
 		b.StopTimer()
 		key := fmt.Sprintf("big%d", i)

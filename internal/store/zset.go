@@ -1668,7 +1668,7 @@ func (tx *Tx) ZSetOpCheck(db int, keys [][]byte) error {
 // sets) with per-input weights (nil: all 1; not for ZDiff), sorted by score
 // then member.
 func (tx *Tx) ZSetOperate(db int, op ZSetOp, keys [][]byte, weights []float64, agg ZAggregate) ([]ZMember, error) {
-	r, done := tx.zstable()
+	r, done := tx.stableReader()
 	defer done()
 	ins, err := tx.zinputs(r, db, keys)
 	if err != nil {
@@ -1717,7 +1717,7 @@ func (tx *Tx) ZSetOperateStore(db int, dst []byte, op ZSetOp, keys [][]byte, wei
 // ZInterCard returns the size of the intersection of keys, counting no
 // further than limit (0: no limit).
 func (tx *Tx) ZInterCard(db int, keys [][]byte, limit int64) (int64, error) {
-	r, done := tx.zstable()
+	r, done := tx.stableReader()
 	defer done()
 	ins, err := tx.zinputs(r, db, keys)
 	if err != nil {
@@ -1726,17 +1726,6 @@ func (tx *Tx) ZInterCard(db int, keys [][]byte, limit int64) (int64, error) {
 	var n int64
 	_, err = zinter(r, ins, ZSum, limit, &n)
 	return n, err
-}
-
-// zstable returns a reader whose reads all see one state: the Tx's
-// own when it already is one (a batch under the keys' locks, or a
-// snapshot), else a snapshot that done releases.
-func (tx *Tx) zstable() (engine.Reader, func()) {
-	if tx.b != nil || tx.snap != nil {
-		return tx.r, func() {}
-	}
-	snap := tx.s.eng.NewSnapshot()
-	return snap, func() { _ = snap.Close() }
 }
 
 // byCardinality orders inputs smallest first, as Redis does before a union
@@ -1908,65 +1897,11 @@ func (tx *Tx) ZScan(db int, key []byte, cursor uint64, a ZScanArgs) (uint64, []Z
 			return 0, out.done(), it.Error()
 		}
 	}
-	if !it.First() {
-		return 0, nil, it.Error()
+	next, empty, err := scanMembers(it, p, cursor, max(a.Count, 1), emit)
+	if err != nil || empty {
+		return 0, nil, err
 	}
-	first := bytes.Clone(it.Key()[len(p):])
-	if !it.Last() {
-		return 0, nil, it.Error()
-	}
-	cp := min(zcommonPrefix(first, it.Key()[len(p):]), 255)
-	var start []byte
-	if cursor != 0 {
-		if s := int(cursor >> 56); s <= cp {
-			var b [8]byte
-			binary.BigEndian.PutUint64(b[:], cursor)
-			start = append(first[:s:s], bytes.TrimRight(b[1:], "\x00")...)
-		} else {
-			start = first[:cp]
-		}
-	}
-	seek := append(bytes.Clone(p), start...)
-	count := max(a.Count, 1)
-	visited := 0
-	var next []byte
-	for ok := it.SeekGE(seek); ok; ok = it.Next() {
-		m := it.Key()[len(p):]
-		if visited >= count {
-			c, k := zscanCursor(next[:0], m, cp)
-			if bytes.Compare(k, start) > 0 {
-				return c, out.done(), nil
-			}
-			next = k
-		}
-		visited++
-		if err := emit(); err != nil {
-			return 0, nil, err
-		}
-	}
-	return 0, out.done(), it.Error()
-}
-
-// zscanCursor returns the cursor that resumes at member m, and the seek
-// key it stands for (appended to dst). cp is the length of the common
-// prefix of the set's members, at most 255.
-func zscanCursor(dst, m []byte, cp int) (uint64, []byte) {
-	var b [8]byte
-	b[0] = byte(cp)
-	copy(b[1:], m[cp:])
-	k := append(dst, m[:cp]...)
-	k = append(k, bytes.TrimRight(b[1:], "\x00")...)
-	return binary.BigEndian.Uint64(b[:]), k
-}
-
-func zcommonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
+	return next, out.done(), nil
 }
 
 // --- OBJECT ENCODING -----------------------------------------------------------

@@ -14,46 +14,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
-	"github.com/cairndb/cairn/internal/engine"
 )
-
-func zbs(ss ...string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = []byte(s)
-	}
-	return out
-}
-
-// openBenchStore opens a store on an on-disk Pebble in a temporary
-// directory, as a server would run.
-func openBenchStore(b *testing.B) *Store {
-	b.Helper()
-	eng, err := engine.OpenPebble(b.TempDir(), engine.PebbleOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, ReapInterval: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = s.Close()
-		_ = eng.Close()
-	})
-	return s
-}
-
-func zbenchWrite(b *testing.B, s *Store, key []byte, fn func(tx *Tx) error) {
-	tx := s.Begin([][]byte{key})
-	defer tx.Close()
-	if err := fn(tx); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
-}
 
 // zreadLatency times reading range r of key from a reading Tx, which must
 // return want members: the median of 11 batches of n calls' mean, so that
@@ -146,13 +107,13 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 	const size = 1000
 	name := func(i int) []byte { return []byte(fmt.Sprintf("member:%d", i)) }
 	add := func(b *testing.B, s *Store, key []byte, m int, score float64) {
-		zbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: name(m), Score: score}})
 			return err
 		})
 	}
 	rem := func(b *testing.B, s *Store, key []byte, r ZRange) {
-		zbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			n, err := tx.ZRemRange(0, key, r)
 			if err == nil && n == 0 {
 				err = errors.New("removed nothing")
@@ -161,7 +122,7 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 		})
 	}
 	pop := func(b *testing.B, s *Store, key []byte, highest bool) {
-		zbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			ms, err := tx.ZPop(0, key, highest, 1)
 			if err == nil && len(ms) != 1 {
 				err = errors.New("popped nothing")
@@ -191,7 +152,7 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 		}},
 		{"head/ZREM", false, 1, func(b *testing.B, s *Store, key []byte, i int) {
 			add(b, s, key, size+i, float64(size+i))
-			zbenchWrite(b, s, key, func(tx *Tx) error {
+			benchWrite(b, s, key, func(tx *Tx) error {
 				_, err := tx.ZRem(0, key, [][]byte{name(i)})
 				return err
 			})
@@ -204,7 +165,7 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 		}},
 		{"head/RangeTombstoneEach", false, 10, func(b *testing.B, s *Store, key []byte, i int) {
 			add(b, s, key, size+i, float64(size+i))
-			zbenchWrite(b, s, key, func(tx *Tx) error { return zremEndRangeTombstone(tx, key) })
+			benchWrite(b, s, key, func(tx *Tx) error { return zremEndRangeTombstone(tx, key) })
 		}},
 		{"tail/ZREMRANGEBYRANK", true, 1, func(b *testing.B, s *Store, key []byte, i int) {
 			add(b, s, key, size+i, float64(-1-i))
@@ -223,9 +184,9 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 			end := ZRange{By: ZByRank, Start: 0, Stop: 10, Rev: v.tail}
 			mid := ZRange{By: ZByRank, Start: size/2 - 5, Stop: size/2 + 5}
 			for range b.N {
-				s := openBenchStore(b)
+				s := openBenchStore(b, 0, nil)
 				key := []byte("hot")
-				zbenchWrite(b, s, key, func(tx *Tx) error {
+				benchWrite(b, s, key, func(tx *Tx) error {
 					pairs := make([]ZMember, size)
 					for i := range pairs {
 						pairs[i] = ZMember{Member: name(i), Score: float64(i)}
@@ -255,37 +216,6 @@ func BenchmarkZSetHeadChurn(b *testing.B) {
 
 // --- Helpers -------------------------------------------------------------------
 
-// zw runs fn in a writing Tx on keys and commits it.
-func zw[T any](t testing.TB, s *Store, keys []string, fn func(tx *Tx) (T, error)) T {
-	t.Helper()
-	ks := make([][]byte, len(keys))
-	for i, k := range keys {
-		ks[i] = []byte(k)
-	}
-	tx := s.Begin(ks)
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// zr runs fn in a reading Tx.
-func zr[T any](t testing.TB, s *Store, fn func(tx *Tx) (T, error)) T {
-	t.Helper()
-	tx := s.Read(false)
-	defer tx.Close()
-	v, err := fn(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // zadd adds "member score" pairs written as alternating strings.
 func zadd(t testing.TB, s *Store, key string, pairs ...any) {
 	t.Helper()
@@ -293,7 +223,7 @@ func zadd(t testing.TB, s *Store, key string, pairs ...any) {
 	for i := 0; i < len(pairs); i += 2 {
 		ms = append(ms, ZMember{Member: []byte(pairs[i].(string)), Score: toFloat(pairs[i+1])})
 	}
-	zw(t, s, []string{key}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte(key), ZAddArgs{}, ms) })
+	writeTx(t, s, []string{key}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte(key), ZAddArgs{}, ms) })
 }
 
 func toFloat(v any) float64 {
@@ -320,7 +250,7 @@ func zstr(ms []ZMember) string {
 
 func zall(t testing.TB, s *Store, key string) string {
 	t.Helper()
-	return zstr(zr(t, s, func(tx *Tx) ([]ZMember, error) {
+	return zstr(readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 		return tx.ZRange(0, []byte(key), ZRange{By: ZByRank, Start: 0, Stop: -1})
 	}))
 }
@@ -329,7 +259,7 @@ func zall(t testing.TB, s *Store, key string) string {
 // without going through the set type's code.
 func zmakeSet(t testing.TB, s *Store, key string, members ...string) {
 	t.Helper()
-	zw(t, s, []string{key}, func(tx *Tx) (bool, error) {
+	writeTx(t, s, []string{key}, func(tx *Tx) (bool, error) {
 		c, err := tx.openCollection(0, []byte(key), encoding.TypeSet)
 		if err != nil {
 			return false, err
@@ -381,7 +311,7 @@ func TestZAddConditions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := openTestStore(t)
 			zadd(t, s, "z", "a", 1, "b", 2, "c", 3)
-			got := zw(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte("z"), tc.args, tc.pairs) })
+			got := writeTx(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) { return tx.ZAdd(0, []byte("z"), tc.args, tc.pairs) })
 			if got != tc.want {
 				t.Errorf("ZAdd = %+v, want %+v", got, tc.want)
 			}
@@ -395,7 +325,7 @@ func TestZAddConditions(t *testing.T) {
 func TestZAddIncrNaN(t *testing.T) {
 	s, _ := openTestStore(t)
 	zadd(t, s, "z", "a", math.Inf(1))
-	tx := s.Begin(zbs("z"))
+	tx := s.Begin(byteSlices("z"))
 	defer tx.Close()
 	_, err := tx.ZAdd(0, []byte("z"), ZAddArgs{Incr: true}, []ZMember{{Member: []byte("a"), Score: math.Inf(-1)}})
 	if err != ErrScoreNaN {
@@ -405,7 +335,7 @@ func TestZAddIncrNaN(t *testing.T) {
 
 func TestZAddXXOnAbsentKeyCreatesNothing(t *testing.T) {
 	s, _ := openTestStore(t)
-	got := zw(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) {
+	got := writeTx(t, s, []string{"z"}, func(tx *Tx) (ZAddResult, error) {
 		return tx.ZAdd(0, []byte("z"), ZAddArgs{XX: true}, []ZMember{{Member: []byte("a"), Score: 1}})
 	})
 	if got != (ZAddResult{}) || s.DBSize(0) != 0 {
@@ -416,13 +346,13 @@ func TestZAddXXOnAbsentKeyCreatesNothing(t *testing.T) {
 func TestZSetKeepsDeadlineAndExpires(t *testing.T) {
 	s, clock := openTestStore(t)
 	zadd(t, s, "z", "a", 1)
-	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("z"), clock.ms.Load()+1000, ExpireAlways) })
+	writeTx(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("z"), clock.ms.Load()+1000, ExpireAlways) })
 	zadd(t, s, "z", "b", 2)
-	if d := zr(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("z")) }); d != clock.ms.Load()+1000 {
+	if d := readTx(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("z")) }); d != clock.ms.Load()+1000 {
 		t.Fatalf("deadline after ZADD = %d", d)
 	}
 	clock.advance(2 * time.Second)
-	if n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZCard(0, []byte("z")) }); n != 0 {
+	if n := readTx(t, s, func(tx *Tx) (int64, error) { return tx.ZCard(0, []byte("z")) }); n != 0 {
 		t.Fatalf("ZCARD of an expired zset = %d", n)
 	}
 	// A new zset under the name does not see the old members.
@@ -437,7 +367,7 @@ func TestZSetKeepsDeadlineAndExpires(t *testing.T) {
 func TestZSetWrongType(t *testing.T) {
 	s, _ := openTestStore(t)
 	set(t, s, 0, "str", "x", SetArgs{})
-	zw(t, s, []string{"hash"}, func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("hash"), zbs("f", "v")) })
+	writeTx(t, s, []string{"hash"}, func(tx *Tx) (int64, error) { return tx.HSet(0, []byte("hash"), byteSlices("f", "v")) })
 	k := []byte("z")
 	for _, key := range []string{"str", "hash"} {
 		kb := []byte(key)
@@ -513,7 +443,7 @@ func TestZRangeByRank(t *testing.T) {
 		{2, -3, false, "c"},
 		{-6, -6, false, ""},
 	} {
-		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		got := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 			return tx.ZRange(0, []byte("z"), ZRange{By: ZByRank, Start: tc.start, Stop: tc.stop, Rev: tc.rev, Count: -1})
 		})
 		if m := members(got); m != tc.want {
@@ -561,7 +491,7 @@ func TestZRangeByScore(t *testing.T) {
 		{inc(-inf), inc(inf), false, 7, -1, ""},
 		{inc(1), inc(3), true, 0, -1, "c b2 b a"},
 	} {
-		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		got := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 			return tx.ZRange(0, []byte("z"), ZRange{By: ZByScore, Min: tc.min, Max: tc.max, Rev: tc.rev, Offset: tc.offset, Count: tc.count})
 		})
 		if m := members(got); m != tc.want {
@@ -614,14 +544,14 @@ func TestZRangeByLex(t *testing.T) {
 	} {
 		s, _ := openTestStore(t)
 		zadd(t, s, "z", tc.set...)
-		got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+		got := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 			return tx.ZRange(0, []byte("z"), ZRange{By: ZByLex, LexMin: lexb(tc.min), LexMax: lexb(tc.max), Rev: tc.rev, Offset: tc.offset, Count: tc.count})
 		})
 		if m := members(got); m != tc.want {
 			t.Errorf("%v: ZRANGEBYLEX %s %s rev=%v = %q, want %q", tc.set, tc.min, tc.max, tc.rev, m, tc.want)
 		}
 		if !tc.rev {
-			n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZLexCount(0, []byte("z"), lexb(tc.min), lexb(tc.max)) })
+			n := readTx(t, s, func(tx *Tx) (int64, error) { return tx.ZLexCount(0, []byte("z"), lexb(tc.min), lexb(tc.max)) })
 			if n != tc.count2 {
 				t.Errorf("%v: ZLEXCOUNT %s %s = %d, want %d", tc.set, tc.min, tc.max, n, tc.count2)
 			}
@@ -632,7 +562,7 @@ func TestZRangeByLex(t *testing.T) {
 func TestZRangeAbsentKey(t *testing.T) {
 	s, _ := openTestStore(t)
 	for _, r := range []ZRange{{By: ZByRank, Stop: -1, Count: -1}, {By: ZByScore, Count: -1}, {By: ZByLex, LexMin: lexb("-"), LexMax: lexb("+"), Count: -1}} {
-		if ms := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRange(0, []byte("none"), r) }); len(ms) != 0 {
+		if ms := readTx(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRange(0, []byte("none"), r) }); len(ms) != 0 {
 			t.Errorf("ZRange %+v of no key = %v", r, ms)
 		}
 	}
@@ -890,11 +820,11 @@ func TestZSetBoundsFollowEveryWrite(t *testing.T) {
 			return err
 		}, [2]float64{0, 4}},
 		{"ZREM of both ends", func(tx *Tx, k []byte) error {
-			_, err := tx.ZRem(0, k, zbs("a", "e"))
+			_, err := tx.ZRem(0, k, byteSlices("a", "e"))
 			return err
 		}, [2]float64{2, 4}},
 		{"ZREM of a middle member", func(tx *Tx, k []byte) error {
-			_, err := tx.ZRem(0, k, zbs("c"))
+			_, err := tx.ZRem(0, k, byteSlices("c"))
 			return err
 		}, [2]float64{1, 5}},
 		{"ZPOPMIN 2", func(tx *Tx, k []byte) error {
@@ -932,7 +862,7 @@ func TestZSetBoundsFollowEveryWrite(t *testing.T) {
 			if got := zbounds(t, s, "z"); got != [2]float64{1, 5} {
 				t.Fatalf("bounds after ZADD = %v", got)
 			}
-			zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return true, tc.op(tx, []byte("z")) })
+			writeTx(t, s, []string{"z"}, func(tx *Tx) (bool, error) { return true, tc.op(tx, []byte("z")) })
 			if got := zbounds(t, s, "z"); got != tc.want {
 				t.Fatalf("bounds = %v, want %v", got, tc.want)
 			}
@@ -946,7 +876,7 @@ func TestZSetBoundsFollowEveryWrite(t *testing.T) {
 func TestZSetReadsStayWithinBounds(t *testing.T) {
 	s, _ := openTestStore(t)
 	zadd(t, s, "z", "b", 2, "c", 3)
-	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
+	writeTx(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
 		z, err := tx.openZSet(0, []byte("z"))
 		if err != nil {
 			return false, err
@@ -956,7 +886,7 @@ func TestZSetReadsStayWithinBounds(t *testing.T) {
 	if got := zall(t, s, "z"); got != "b:2 c:3" {
 		t.Fatalf("ZRANGE 0 -1 = %s", got)
 	}
-	got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+	got := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 		return tx.ZRange(0, []byte("z"), ZRange{By: ZByScore, Min: ScoreBound{Score: math.Inf(-1)}, Max: ScoreBound{Score: math.Inf(1)}, Count: -1})
 	})
 	if zstr(got) != "b:2 c:3" {
@@ -966,7 +896,7 @@ func TestZSetReadsStayWithinBounds(t *testing.T) {
 		t.Fatalf("Check = %v", err)
 	}
 	// Put the store right for the cleanup's Check.
-	zw(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
+	writeTx(t, s, []string{"z"}, func(tx *Tx) (bool, error) {
 		z, err := tx.openZSet(0, []byte("z"))
 		if err != nil {
 			return false, err
@@ -991,11 +921,11 @@ func TestZSetReadTakesBoundsAndEntriesFromOneState(t *testing.T) {
 		t.Fatalf("zread = %v, %v", v, err)
 	}
 	defer v.close()
-	zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+	writeTx(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
 		if _, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("a"), Score: 1}}); err != nil {
 			return 0, err
 		}
-		return tx.ZRem(0, []byte("z"), zbs("b"))
+		return tx.ZRem(0, []byte("z"), byteSlices("b"))
 	})
 	var got []string
 	err = v.walk(ZRange{By: ZByRank, Start: 0, Stop: 1}, func(k []byte) error {
@@ -1021,7 +951,7 @@ func TestZRemRangeEmptiesAndDeletes(t *testing.T) {
 		for i := range 150 {
 			zadd(t, s, "z", fmt.Sprintf("m%03d", i), 0)
 		}
-		n := zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) { return tx.ZRemRange(0, []byte("z"), r) })
+		n := writeTx(t, s, []string{"z"}, func(tx *Tx) (int64, error) { return tx.ZRemRange(0, []byte("z"), r) })
 		if n != 150 || s.DBSize(0) != 0 {
 			t.Errorf("ZRemRange %+v = %d, dbsize %d; want 150, 0", r, n, s.DBSize(0))
 		}
@@ -1035,13 +965,13 @@ func TestZRemRangeLongRunUsesOneTombstone(t *testing.T) {
 		pairs = append(pairs, fmt.Sprintf("m%03d", i), i)
 	}
 	zadd(t, s, "z", pairs...)
-	n := zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+	n := writeTx(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
 		return tx.ZRemRange(0, []byte("z"), ZRange{By: ZByScore, Min: ScoreBound{Score: 100}, Max: ScoreBound{Score: 199}})
 	})
 	if n != 100 {
 		t.Fatalf("removed %d", n)
 	}
-	got := zr(t, s, func(tx *Tx) ([]ZMember, error) {
+	got := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
 		return tx.ZRange(0, []byte("z"), ZRange{By: ZByRank, Start: 98, Stop: 101})
 	})
 	if zstr(got) != "m098:98 m099:99 m200:200 m201:201" {
@@ -1067,11 +997,11 @@ func TestZPopAndZMPop(t *testing.T) {
 	s, _ := openTestStore(t)
 	zadd(t, s, "z", "a", 1, "b", 2, "c", 3)
 	set(t, s, 0, "str", "x", SetArgs{})
-	got := zw(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), true, 2) })
+	got := writeTx(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), true, 2) })
 	if zstr(got) != "c:3 b:2" {
 		t.Fatalf("ZPOPMAX 2 = %s", zstr(got))
 	}
-	if got := zw(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), false, 0) }); got != nil {
+	if got := writeTx(t, s, []string{"z"}, func(tx *Tx) ([]ZMember, error) { return tx.ZPop(0, []byte("z"), false, 0) }); got != nil {
 		t.Fatalf("ZPOPMIN 0 = %v", got)
 	}
 	// ZMPOP skips absent keys, stops at the first zset, and only reports a
@@ -1082,9 +1012,9 @@ func TestZPopAndZMPop(t *testing.T) {
 	}
 	skip := false
 	mpop := func(keys ...string) (res, error) {
-		tx := s.Begin(zbs(keys...))
+		tx := s.Begin(byteSlices(keys...))
 		defer tx.Close()
-		i, ms, err := tx.ZMPop(0, zbs(keys...), false, 5, skip)
+		i, ms, err := tx.ZMPop(0, byteSlices(keys...), false, 5, skip)
 		if err == nil {
 			err = tx.Commit()
 		}
@@ -1122,7 +1052,7 @@ func TestZSetOperations(t *testing.T) {
 	zmakeSet(t, s, "s", "c", "d", "e")
 	zadd(t, s, "inf", "a", math.Inf(1))
 	zadd(t, s, "ninf", "a", math.Inf(-1))
-	ks := func(k ...string) [][]byte { return zbs(k...) }
+	ks := func(k ...string) [][]byte { return byteSlices(k...) }
 	for _, tc := range []struct {
 		op      ZSetOp
 		keys    [][]byte
@@ -1151,7 +1081,7 @@ func TestZSetOperations(t *testing.T) {
 		{ZDiff, ks("z1", "z1"), nil, ZSum, ""},
 		{ZDiff, ks("none", "z1"), nil, ZSum, ""},
 	} {
-		got := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZSetOperate(0, tc.op, tc.keys, tc.weights, tc.agg) })
+		got := readTx(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZSetOperate(0, tc.op, tc.keys, tc.weights, tc.agg) })
 		if zstr(got) != tc.want {
 			t.Errorf("op %d %s w=%v agg=%d = %s, want %s", tc.op, tc.keys, tc.weights, tc.agg, zstr(got), tc.want)
 		}
@@ -1167,24 +1097,24 @@ func TestZSetOperations(t *testing.T) {
 		{ks("z1", "z2", "s"), 0, 1},
 		{ks("none", "z1"), 0, 0},
 	} {
-		if n := zr(t, s, func(tx *Tx) (int64, error) { return tx.ZInterCard(0, tc.keys, tc.limit) }); n != tc.want {
+		if n := readTx(t, s, func(tx *Tx) (int64, error) { return tx.ZInterCard(0, tc.keys, tc.limit) }); n != tc.want {
 			t.Errorf("ZINTERCARD %s LIMIT %d = %d, want %d", tc.keys, tc.limit, n, tc.want)
 		}
 	}
 	// Storing replaces the destination, whatever it was; an empty result
 	// deletes it.
 	set(t, s, 0, "dst", "string", SetArgs{})
-	if n := zw(t, s, []string{"dst", "z1", "z2"}, func(tx *Tx) (int64, error) {
+	if n := writeTx(t, s, []string{"dst", "z1", "z2"}, func(tx *Tx) (int64, error) {
 		return tx.ZSetOperateStore(0, []byte("dst"), ZInter, ks("z1", "z2"), nil, ZSum)
 	}); n != 2 || zall(t, s, "dst") != "b:12 c:23" {
 		t.Fatalf("ZINTERSTORE = %d, %s", n, zall(t, s, "dst"))
 	}
-	if n := zw(t, s, []string{"z1", "z2"}, func(tx *Tx) (int64, error) {
+	if n := writeTx(t, s, []string{"z1", "z2"}, func(tx *Tx) (int64, error) {
 		return tx.ZSetOperateStore(0, []byte("z1"), ZUnion, ks("z1", "z2"), nil, ZSum)
 	}); n != 4 || zall(t, s, "z1") != "a:1 b:12 c:23 d:30" {
 		t.Fatalf("ZUNIONSTORE into a source = %d, %s", n, zall(t, s, "z1"))
 	}
-	if n := zw(t, s, []string{"dst", "none"}, func(tx *Tx) (int64, error) {
+	if n := writeTx(t, s, []string{"dst", "none"}, func(tx *Tx) (int64, error) {
 		return tx.ZSetOperateStore(0, []byte("dst"), ZDiff, ks("none"), nil, ZSum)
 	}); n != 0 || zall(t, s, "dst") != "" {
 		t.Fatalf("empty ZDIFFSTORE = %d, %s", n, zall(t, s, "dst"))
@@ -1198,17 +1128,17 @@ func TestZRangeStore(t *testing.T) {
 	s, clock := openTestStore(t)
 	zadd(t, s, "src", "a", 1, "b", 2, "c", 3)
 	zadd(t, s, "dst", "old", 9)
-	zw(t, s, []string{"dst"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("dst"), clock.ms.Load()+5000, ExpireAlways) })
-	n := zw(t, s, []string{"dst", "src"}, func(tx *Tx) (int64, error) {
+	writeTx(t, s, []string{"dst"}, func(tx *Tx) (bool, error) { return tx.Expire(0, []byte("dst"), clock.ms.Load()+5000, ExpireAlways) })
+	n := writeTx(t, s, []string{"dst", "src"}, func(tx *Tx) (int64, error) {
 		return tx.ZRangeStore(0, []byte("dst"), []byte("src"), ZRange{By: ZByScore, Min: ScoreBound{Score: 2}, Max: ScoreBound{Score: 9}, Rev: true, Count: -1})
 	})
 	if n != 2 || zall(t, s, "dst") != "b:2 c:3" {
 		t.Fatalf("ZRANGESTORE = %d, %s", n, zall(t, s, "dst"))
 	}
-	if d := zr(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("dst")) }); d != -1 {
+	if d := readTx(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, []byte("dst")) }); d != -1 {
 		t.Fatalf("the destination kept deadline %d", d)
 	}
-	n = zw(t, s, []string{"src"}, func(tx *Tx) (int64, error) {
+	n = writeTx(t, s, []string{"src"}, func(tx *Tx) (int64, error) {
 		return tx.ZRangeStore(0, []byte("src"), []byte("src"), ZRange{By: ZByRank, Start: 1, Stop: 1, Count: -1})
 	})
 	if n != 1 || zall(t, s, "src") != "b:2" {
@@ -1226,12 +1156,12 @@ func TestZRandMembers(t *testing.T) {
 			pairs = append(pairs, fmt.Sprintf("m%03d", i), i)
 		}
 		zadd(t, s, "z", pairs...)
-		all := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), int64(size+10)) })
+		all := readTx(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), int64(size+10)) })
 		if len(all) != size || string(all[0].Member) != fmt.Sprintf("m%03d", size-1) {
 			t.Fatalf("size %d: count above size gave %d members starting %q (want all, highest first)", size, len(all), all[0].Member)
 		}
 		for _, count := range []int64{1, 2, int64(size) / 3, int64(size) / 2, int64(size) - 1} {
-			got := zr(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), count) })
+			got := readTx(t, s, func(tx *Tx) ([]ZMember, error) { return tx.ZRandMembers(0, []byte("z"), count) })
 			seen := map[string]bool{}
 			for _, m := range got {
 				if seen[string(m.Member)] {
@@ -1378,8 +1308,8 @@ func TestZScanUnderChurn(t *testing.T) {
 		// Members come and go between calls, some sorting before
 		// everything (shrinking the common prefix).
 		zadd(t, s, "z", fmt.Sprintf("a%d", step), 0, fmt.Sprintf("zz%d", step), 0)
-		zw(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
-			return tx.ZRem(0, []byte("z"), zbs(fmt.Sprintf("a%d", step-1)))
+		writeTx(t, s, []string{"z"}, func(tx *Tx) (int64, error) {
+			return tx.ZRem(0, []byte("z"), byteSlices(fmt.Sprintf("a%d", step-1)))
 		})
 		if next == 0 {
 			break
@@ -1431,7 +1361,7 @@ func zr3(s *Store) (string, bool, error) {
 func zbuildBig(b *testing.B, s *Store, key []byte, n int) {
 	const batch = 20_000
 	for lo := 0; lo < n; lo += batch {
-		zbenchWrite(b, s, key, func(tx *Tx) error {
+		benchWrite(b, s, key, func(tx *Tx) error {
 			pairs := make([]ZMember, 0, batch)
 			for i := lo; i < min(lo+batch, n); i++ {
 				pairs = append(pairs, ZMember{Member: []byte(fmt.Sprintf("member:%d", i)), Score: float64(i)})
@@ -1453,7 +1383,7 @@ func BenchmarkZSetBig(b *testing.B) {
 }
 
 func benchZSetOps(b *testing.B, n int) {
-	s := openBenchStore(b)
+	s := openBenchStore(b, 0, nil)
 	key := []byte("big")
 	zbuildBig(b, s, key, n)
 	at := func(f float64) float64 { return math.Floor(f * float64(n)) }
@@ -1562,7 +1492,7 @@ func benchZSetOps(b *testing.B, n int) {
 		i := n
 		for b.Loop() {
 			i++
-			zbenchWrite(b, s, key, func(tx *Tx) error {
+			benchWrite(b, s, key, func(tx *Tx) error {
 				_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: []byte(fmt.Sprintf("member:%d", i)), Score: float64(i)}})
 				return err
 			})
