@@ -277,6 +277,18 @@ func probe(ctx context.Context, c *redis.Client, w workload) (supported bool, re
 // benchOnce empties the server, prefills what the workload reads, and runs
 // redis-benchmark once.
 func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (rbench.Result, error) {
+	// A tiny run (smoke mode) can finish within redis-benchmark's timer
+	// resolution; it is retried with more requests, a bounded number of times.
+	for attempt := 0; ; attempt++ {
+		r, err := h.benchAttempt(ctx, p, c, w, n, pipeline)
+		if !errors.Is(err, rbench.ErrTooShort) || attempt == 2 {
+			return r, err
+		}
+		n *= 10
+	}
+}
+
+func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (rbench.Result, error) {
 	if err := c.FlushAll(ctx).Err(); err != nil {
 		return rbench.Result{}, fmt.Errorf("FLUSHALL: %w", err)
 	}

@@ -93,6 +93,10 @@ func ParseCSV(r io.Reader) ([]Result, error) {
 		if res.Test == "" {
 			return nil, fmt.Errorf("CSV line %d has an empty test name", line)
 		}
+		if v, perr := strconv.ParseFloat(strings.TrimSpace(rec[rpsCol]), 64); perr == nil && math.IsInf(v, 1) {
+			// redis-benchmark divides by an elapsed time that rounded to 0.
+			return nil, fmt.Errorf("CSV line %d: %w", line, ErrTooShort)
+		}
 		if res.RPS, err = parseNumber(rec[rpsCol]); err != nil || math.IsNaN(res.RPS) {
 			return nil, fmt.Errorf("CSV line %d: rps %q is not a number", line, rec[rpsCol])
 		}
@@ -116,6 +120,10 @@ func ParseCSV(r io.Reader) ([]Result, error) {
 	}
 	return out, nil
 }
+
+// ErrTooShort is returned when a run finished too fast for redis-benchmark
+// to time it (it prints an rps of "inf"): run it again with more requests.
+var ErrTooShort = errors.New("run too short to time (rps inf)")
 
 func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

@@ -84,6 +84,7 @@ func TestParseCSVVariants(t *testing.T) {
 		{name: "no rps column", in: "\"test\",\"x\"\n\"SET\",\"1\"\n", wantErr: `no "rps" column`},
 		{name: "bad rps", in: "\"test\",\"rps\"\n\"SET\",\"fast\"\n", wantErr: "rps \"fast\" is not a number"},
 		{name: "negative rps", in: "\"test\",\"rps\"\n\"SET\",\"-1\"\n", wantErr: "is not a number"},
+		{name: "run too short to time", in: "\"test\",\"rps\"\n\"SET\",\"inf\"\n", wantErr: "too short"},
 		{name: "bad latency", in: "\"test\",\"rps\",\"p50_latency_ms\"\n\"SET\",\"1\",\"x\"\n", wantErr: "p50_latency_ms"},
 		{name: "short row", in: "\"test\",\"x\",\"rps\"\n\"SET\"\n", wantErr: "has 1 fields"},
 		{name: "empty name", in: "\"test\",\"rps\"\n\"\",\"1\"\n", wantErr: "empty test name"},
