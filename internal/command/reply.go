@@ -30,11 +30,11 @@ func WriteInfo(w ReplyWriter, s *Spec) {
 	w.Array(10)
 	w.BulkString(s.Name)
 	w.Int(int64(s.Arity))
-	writeFlags(w, s.ReportedFlags())
+	writeNames(w, s.ReportedFlags().Names())
 	w.Int(int64(first))
 	w.Int(int64(last))
 	w.Int(int64(step))
-	writeCategories(w, s.Categories())
+	writeNames(w, s.Categories().Names())
 	w.Set(len(s.Tips))
 	for _, tip := range s.Tips {
 		w.BulkString(tip)
@@ -53,51 +53,6 @@ func WriteInfo(w ReplyWriter, s *Spec) {
 	}
 }
 
-func writeFlags(w ReplyWriter, f Flag) {
-	n := 0
-	for _, e := range flagNames {
-		if f&e.flag != 0 {
-			n++
-		}
-	}
-	w.Set(n)
-	for _, e := range flagNames {
-		if f&e.flag != 0 {
-			w.SimpleString(e.name)
-		}
-	}
-}
-
-func writeCategories(w ReplyWriter, c Category) {
-	n := 0
-	for _, e := range categoryNames {
-		if c&e.cat != 0 {
-			n++
-		}
-	}
-	w.Set(n)
-	for _, e := range categoryNames {
-		if c&e.cat != 0 {
-			w.SimpleString(e.name)
-		}
-	}
-}
-
-func writeKeyFlags(w ReplyWriter, f KeyFlag) {
-	n := 0
-	for _, e := range keyFlagNames {
-		if f&e.flag != 0 {
-			n++
-		}
-	}
-	w.Set(n)
-	for _, e := range keyFlagNames {
-		if f&e.flag != 0 {
-			w.SimpleString(e.name)
-		}
-	}
-}
-
 func writeKeySpec(w ReplyWriter, ks *KeySpec) {
 	if ks.Notes != "" {
 		w.Map(4)
@@ -107,7 +62,7 @@ func writeKeySpec(w ReplyWriter, ks *KeySpec) {
 		w.Map(3)
 	}
 	w.BulkString("flags")
-	writeKeyFlags(w, ks.Flags)
+	writeNames(w, ks.Flags.Names())
 
 	w.BulkString("begin_search")
 	w.Map(2)
@@ -198,7 +153,7 @@ func WriteDocs(w ReplyWriter, s *Spec) {
 	}
 	if s.DocFlags != 0 {
 		w.BulkString("doc_flags")
-		writeDocFlags(w, s.DocFlags)
+		writeNames(w, s.DocFlags.Names())
 	}
 	if s.DeprecatedSince != "" {
 		w.BulkString("deprecated_since")
@@ -237,21 +192,6 @@ func bulkOrNull(w ReplyWriter, s string) {
 		return
 	}
 	w.BulkString(s)
-}
-
-func writeDocFlags(w ReplyWriter, f DocFlag) {
-	n := 0
-	for _, e := range docFlagNames {
-		if f&e.flag != 0 {
-			n++
-		}
-	}
-	w.Set(n)
-	for _, e := range docFlagNames {
-		if f&e.flag != 0 {
-			w.SimpleString(e.name)
-		}
-	}
 }
 
 func writeArgs(w ReplyWriter, args []Arg) {
@@ -310,5 +250,14 @@ func writeArgs(w ReplyWriter, args []Arg) {
 			w.BulkString("arguments")
 			writeArgs(w, a.Args)
 		}
+	}
+}
+
+// writeNames writes names as a Set of simple strings, the form COMMAND
+// INFO and DOCS use for flags and categories.
+func writeNames(w ReplyWriter, names []string) {
+	w.Set(len(names))
+	for _, n := range names {
+		w.SimpleString(n)
 	}
 }
