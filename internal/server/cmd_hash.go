@@ -15,43 +15,35 @@ const hashCat = command.CatHash
 
 func hashCommands() []cmdEntry {
 	one := keys{1, 1, 1}
-	const (
-		ro  = command.KeyRO
-		rw  = command.KeyRW
-		acc = command.KeyAccess
-		upd = command.KeyUpdate
-		ins = command.KeyInsert
-		del = command.KeyDelete
-	)
 	e := []cmdEntry{
-		hashKeyFlags(def("hset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Creates or modifies the value of a field in a hash.", cmdHSet), rw|upd|ins),
-		hashKeyFlags(def("hsetnx", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", cmdHSetNX), rw|ins),
-		hashKeyFlags(def("hget", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the value of a field in a hash.", cmdHGet), ro|acc),
-		hashKeyFlags(def("hmset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the values of multiple fields.", cmdHMSet), rw|upd|ins),
-		hashKeyFlags(def("hmget", -3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the values of all fields in a hash.", cmdHMGet), ro|acc),
-		hashKeyFlags(def("hdel", -3, write|fast, one, hashCat, "hash", "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", cmdHDel), rw|del),
-		hashKeyFlags(def("hlen", 2, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the number of fields in a hash.", cmdHLen), ro),
-		hashKeyFlags(def("hstrlen", 3, readonly|fast, one, hashCat, "hash", "3.2.0", "Returns the length of the value of a field.", cmdHStrLen), ro),
-		hashKeyFlags(def("hexists", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Determines whether a field exists in a hash.", cmdHExists), ro),
-		withTips(hashKeyFlags(def("hgetall", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields and values in a hash.", cmdHGetAll), ro|acc), tipOutputOrder),
-		withTips(hashKeyFlags(def("hkeys", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields in a hash.", cmdHKeys), ro), tipOutputOrder),
-		withTips(hashKeyFlags(def("hvals", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all values in a hash.", cmdHVals), ro|acc), tipOutputOrder),
-		hashKeyFlags(def("hincrby", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrBy), rw|acc|upd),
-		hashKeyFlags(def("hincrbyfloat", 4, write|denyoom|fast, one, hashCat, "hash", "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrByFloat), rw|acc|upd),
-		withTips(hashKeyFlags(def("hrandfield", -2, readonly, one, hashCat, "hash", "6.2.0", "Returns one or more random fields from a hash.", cmdHRandField), ro|acc), tipOutput),
-		withTips(hashKeyFlags(def("hscan", -3, readonly, one, hashCat, "hash", "2.8.0", "Iterates over fields and values of a hash.", cmdHScan), ro|acc), tipOutput),
-		hashKeyFlags(def("hexpire", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (seconds)", hexpireCmd(expireUnit{}, "hexpire")), rw|upd),
-		hashKeyFlags(def("hpexpire", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)", hexpireCmd(expireUnit{ms: true}, "hpexpire")), rw|upd),
-		hashKeyFlags(def("hexpireat", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)", hexpireCmd(expireUnit{absolute: true}, "hexpireat")), rw|upd),
-		hashKeyFlags(def("hpexpireat", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", hexpireCmd(expireUnit{ms: true, absolute: true}, "hpexpireat")), rw|upd),
-		hashKeyFlags(def("httl", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the TTL in seconds of a hash field.", httlCmd(expireUnit{})), ro|acc),
-		hashKeyFlags(def("hpttl", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the TTL in milliseconds of a hash field.", httlCmd(expireUnit{ms: true})), ro|acc),
-		hashKeyFlags(def("hexpiretime", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", httlCmd(expireUnit{absolute: true})), ro|acc),
-		hashKeyFlags(def("hpexpiretime", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", httlCmd(expireUnit{ms: true, absolute: true})), ro|acc),
-		hashKeyFlags(def("hpersist", -5, write|fast, one, hashCat, "hash", "7.4.0", "Removes the expiration time for each specified field", cmdHPersist), rw|upd),
-		hashKeyFlags(def("hgetdel", -5, write|fast, one, hashCat, "hash", "8.0.0", "Returns the value of a field and deletes it from the hash.", cmdHGetDel), rw|acc|del),
-		hashKeyFlags(def("hgetex", -5, write|fast, one, hashCat, "hash", "8.0.0", "Get the value of one or more fields of a given hash key, and optionally set their expiration.", cmdHGetEx), rw|acc|upd),
-		hashKeyFlags(def("hsetex", -6, write|denyoom|fast, one, hashCat, "hash", "8.0.0", "Set the value of one or more fields of a given hash key, and optionally set their expiration.", cmdHSetEx), rw|upd),
+		withKeyFlags(def("hset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Creates or modifies the value of a field in a hash.", cmdHSet), rw|upd|ins),
+		withKeyFlags(def("hsetnx", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", cmdHSetNX), rw|ins),
+		withKeyFlags(def("hget", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the value of a field in a hash.", cmdHGet), ro|acc),
+		withKeyFlags(def("hmset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the values of multiple fields.", cmdHMSet), rw|upd|ins),
+		withKeyFlags(def("hmget", -3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the values of all fields in a hash.", cmdHMGet), ro|acc),
+		withKeyFlags(def("hdel", -3, write|fast, one, hashCat, "hash", "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", cmdHDel), rw|del),
+		withKeyFlags(def("hlen", 2, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the number of fields in a hash.", cmdHLen), ro),
+		withKeyFlags(def("hstrlen", 3, readonly|fast, one, hashCat, "hash", "3.2.0", "Returns the length of the value of a field.", cmdHStrLen), ro),
+		withKeyFlags(def("hexists", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Determines whether a field exists in a hash.", cmdHExists), ro),
+		withTips(withKeyFlags(def("hgetall", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields and values in a hash.", cmdHGetAll), ro|acc), tipOutputOrder),
+		withTips(withKeyFlags(def("hkeys", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields in a hash.", cmdHKeys), ro), tipOutputOrder),
+		withTips(withKeyFlags(def("hvals", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all values in a hash.", cmdHVals), ro|acc), tipOutputOrder),
+		withKeyFlags(def("hincrby", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrBy), rw|acc|upd),
+		withKeyFlags(def("hincrbyfloat", 4, write|denyoom|fast, one, hashCat, "hash", "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrByFloat), rw|acc|upd),
+		withTips(withKeyFlags(def("hrandfield", -2, readonly, one, hashCat, "hash", "6.2.0", "Returns one or more random fields from a hash.", cmdHRandField), ro|acc), tipOutput),
+		withTips(withKeyFlags(def("hscan", -3, readonly, one, hashCat, "hash", "2.8.0", "Iterates over fields and values of a hash.", cmdHScan), ro|acc), tipOutput),
+		withKeyFlags(def("hexpire", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (seconds)", hexpireCmd(expireUnit{}, "hexpire")), rw|upd),
+		withKeyFlags(def("hpexpire", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)", hexpireCmd(expireUnit{ms: true}, "hpexpire")), rw|upd),
+		withKeyFlags(def("hexpireat", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)", hexpireCmd(expireUnit{absolute: true}, "hexpireat")), rw|upd),
+		withKeyFlags(def("hpexpireat", -6, write|denyoom|fast, one, hashCat, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", hexpireCmd(expireUnit{ms: true, absolute: true}, "hpexpireat")), rw|upd),
+		withKeyFlags(def("httl", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the TTL in seconds of a hash field.", httlCmd(expireUnit{})), ro|acc),
+		withKeyFlags(def("hpttl", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the TTL in milliseconds of a hash field.", httlCmd(expireUnit{ms: true})), ro|acc),
+		withKeyFlags(def("hexpiretime", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", httlCmd(expireUnit{absolute: true})), ro|acc),
+		withKeyFlags(def("hpexpiretime", -5, readonly|fast, one, hashCat, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", httlCmd(expireUnit{ms: true, absolute: true})), ro|acc),
+		withKeyFlags(def("hpersist", -5, write|fast, one, hashCat, "hash", "7.4.0", "Removes the expiration time for each specified field", cmdHPersist), rw|upd),
+		withKeyFlags(def("hgetdel", -5, write|fast, one, hashCat, "hash", "8.0.0", "Returns the value of a field and deletes it from the hash.", cmdHGetDel), rw|acc|del),
+		withKeyFlags(def("hgetex", -5, write|fast, one, hashCat, "hash", "8.0.0", "Get the value of one or more fields of a given hash key, and optionally set their expiration.", cmdHGetEx), rw|acc|upd),
+		withKeyFlags(def("hsetex", -6, write|denyoom|fast, one, hashCat, "hash", "8.0.0", "Set the value of one or more fields of a given hash key, and optionally set their expiration.", cmdHSetEx), rw|upd),
 	}
 	for i := range e {
 		switch e[i].spec.Name {
@@ -65,13 +57,6 @@ func hashCommands() []cmdEntry {
 			e[i].spec.KeySpecs[0].Notes = "RW and UPDATE because it changes the TTL"
 		}
 	}
-	return e
-}
-
-// hashKeyFlags replaces the RO/RW flags def derives with Redis's full key
-// specification flags for the command's one key.
-func hashKeyFlags(e cmdEntry, f command.KeyFlag) cmdEntry {
-	e.spec.KeySpecs[0].Flags = f
 	return e
 }
 

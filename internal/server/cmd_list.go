@@ -15,14 +15,6 @@ const listCat = command.CatList
 
 func listCommands() []cmdEntry {
 	one := keys{1, 1, 1}
-	const (
-		ro  = command.KeyRO
-		rw  = command.KeyRW
-		acc = command.KeyAccess
-		upd = command.KeyUpdate
-		ins = command.KeyInsert
-		del = command.KeyDelete
-	)
 	blocking := command.Blocking
 	// movePair is the two key specs of LMOVE and friends: the source is
 	// read and deleted from, the destination inserted into.
@@ -42,25 +34,25 @@ func listCommands() []cmdEntry {
 		return e
 	}
 	e := []cmdEntry{
-		listKeyFlags(def("lpush", -3, write|denyoom|fast, one, listCat, "list", "1.0.0", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", cmdLPush), rw|ins),
-		listKeyFlags(def("rpush", -3, write|denyoom|fast, one, listCat, "list", "1.0.0", "Appends one or more elements to a list. Creates the key if it doesn't exist.", cmdRPush), rw|ins),
-		listKeyFlags(def("lpushx", -3, write|denyoom|fast, one, listCat, "list", "2.2.0", "Prepends one or more elements to a list only when the list exists.", cmdLPushX), rw|ins),
-		listKeyFlags(def("rpushx", -3, write|denyoom|fast, one, listCat, "list", "2.2.0", "Appends an element to a list only when the list exists.", cmdRPushX), rw|ins),
-		listKeyFlags(def("lpop", -2, write|fast, one, listCat, "list", "1.0.0", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", cmdLPop), rw|acc|del),
-		listKeyFlags(def("rpop", -2, write|fast, one, listCat, "list", "1.0.0", "Returns and removes the last elements of the list. Deletes the list if the last element was popped.", cmdRPop), rw|acc|del),
-		listKeyFlags(def("llen", 2, readonly|fast, one, listCat, "list", "1.0.0", "Returns the length of a list.", cmdLLen), ro),
-		listKeyFlags(def("lindex", 3, readonly, one, listCat, "list", "1.0.0", "Returns an element from a list by its index.", cmdLIndex), ro|acc),
-		listKeyFlags(def("lrange", 4, readonly, one, listCat, "list", "1.0.0", "Returns a range of elements from a list.", cmdLRange), ro|acc),
-		listKeyFlags(def("lset", 4, write|denyoom, one, listCat, "list", "1.0.0", "Sets the value of an element in a list by its index.", cmdLSet), rw|upd),
-		listKeyFlags(def("linsert", 5, write|denyoom, one, listCat, "list", "2.2.0", "Inserts an element before or after another element in a list.", cmdLInsert), rw|ins),
-		listKeyFlags(def("lrem", 4, write, one, listCat, "list", "1.0.0", "Removes elements from a list. Deletes the list if the last element was removed.", cmdLRem), rw|del),
-		listKeyFlags(def("ltrim", 4, write, one, listCat, "list", "1.0.0", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", cmdLTrim), rw|del),
-		listKeyFlags(def("lpos", -3, readonly, one, listCat, "list", "6.0.6", "Returns the index of matching elements in a list.", cmdLPos), ro|acc),
+		withKeyFlags(def("lpush", -3, write|denyoom|fast, one, listCat, "list", "1.0.0", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", cmdLPush), rw|ins),
+		withKeyFlags(def("rpush", -3, write|denyoom|fast, one, listCat, "list", "1.0.0", "Appends one or more elements to a list. Creates the key if it doesn't exist.", cmdRPush), rw|ins),
+		withKeyFlags(def("lpushx", -3, write|denyoom|fast, one, listCat, "list", "2.2.0", "Prepends one or more elements to a list only when the list exists.", cmdLPushX), rw|ins),
+		withKeyFlags(def("rpushx", -3, write|denyoom|fast, one, listCat, "list", "2.2.0", "Appends an element to a list only when the list exists.", cmdRPushX), rw|ins),
+		withKeyFlags(def("lpop", -2, write|fast, one, listCat, "list", "1.0.0", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", cmdLPop), rw|acc|del),
+		withKeyFlags(def("rpop", -2, write|fast, one, listCat, "list", "1.0.0", "Returns and removes the last elements of the list. Deletes the list if the last element was popped.", cmdRPop), rw|acc|del),
+		withKeyFlags(def("llen", 2, readonly|fast, one, listCat, "list", "1.0.0", "Returns the length of a list.", cmdLLen), ro),
+		withKeyFlags(def("lindex", 3, readonly, one, listCat, "list", "1.0.0", "Returns an element from a list by its index.", cmdLIndex), ro|acc),
+		withKeyFlags(def("lrange", 4, readonly, one, listCat, "list", "1.0.0", "Returns a range of elements from a list.", cmdLRange), ro|acc),
+		withKeyFlags(def("lset", 4, write|denyoom, one, listCat, "list", "1.0.0", "Sets the value of an element in a list by its index.", cmdLSet), rw|upd),
+		withKeyFlags(def("linsert", 5, write|denyoom, one, listCat, "list", "2.2.0", "Inserts an element before or after another element in a list.", cmdLInsert), rw|ins),
+		withKeyFlags(def("lrem", 4, write, one, listCat, "list", "1.0.0", "Removes elements from a list. Deletes the list if the last element was removed.", cmdLRem), rw|del),
+		withKeyFlags(def("ltrim", 4, write, one, listCat, "list", "1.0.0", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", cmdLTrim), rw|del),
+		withKeyFlags(def("lpos", -3, readonly, one, listCat, "list", "6.0.6", "Returns the index of matching elements in a list.", cmdLPos), ro|acc),
 		movePair(def("lmove", 5, write|denyoom, keys{1, 2, 1}, listCat, "list", "6.2.0", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", cmdLMove)),
 		movePair(def("rpoplpush", 3, write|denyoom, keys{1, 2, 1}, listCat, "list", "1.2.0", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", cmdRPopLPush)),
 		numKeys(def("lmpop", -4, write, noKeys, listCat, "list", "7.0.0", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", cmdLMPop), 1),
-		listKeyFlags(def("blpop", -3, write|noscript|blocking, keys{1, -2, 1}, listCat, "list", "2.0.0", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", cmdBLPop), rw|acc|del),
-		listKeyFlags(def("brpop", -3, write|noscript|blocking, keys{1, -2, 1}, listCat, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", cmdBRPop), rw|acc|del),
+		withKeyFlags(def("blpop", -3, write|noscript|blocking, keys{1, -2, 1}, listCat, "list", "2.0.0", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", cmdBLPop), rw|acc|del),
+		withKeyFlags(def("brpop", -3, write|noscript|blocking, keys{1, -2, 1}, listCat, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", cmdBRPop), rw|acc|del),
 		movePair(def("blmove", 6, write|denyoom|noscript|blocking, keys{1, 2, 1}, listCat, "list", "6.2.0", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.", cmdBLMove)),
 		movePair(def("brpoplpush", 4, write|denyoom|noscript|blocking, keys{1, 2, 1}, listCat, "list", "2.2.0", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.", cmdBRPopLPush)),
 		numKeys(def("blmpop", -5, write|blocking, noKeys, listCat, "list", "7.0.0", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", cmdBLMPop), 2),
@@ -87,13 +79,6 @@ func listCommands() []cmdEntry {
 			s.ReplacedBy = "`BLMOVE` with the `RIGHT` and `LEFT` arguments"
 		}
 	}
-	return e
-}
-
-// listKeyFlags replaces the RO/RW flags def derives with Redis's full key
-// specification flags for the command's one run of keys.
-func listKeyFlags(e cmdEntry, f command.KeyFlag) cmdEntry {
-	e.spec.KeySpecs[0].Flags = f
 	return e
 }
 

@@ -14,37 +14,24 @@ const setCat = command.CatSet
 func setCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	all := keys{1, -1, 1}
-	const (
-		ro  = command.KeyRO
-		rw  = command.KeyRW
-		ow  = command.KeyOW
-		acc = command.KeyAccess
-		upd = command.KeyUpdate
-		ins = command.KeyInsert
-		del = command.KeyDelete
-	)
-	kf := func(e cmdEntry, f command.KeyFlag) cmdEntry {
-		e.spec.KeySpecs[0].Flags = f
-		return e
-	}
 	e := []cmdEntry{
-		kf(def("sadd", -3, write|denyoom|fast, one, setCat, "set", "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", cmdSAdd), rw|ins),
-		kf(def("srem", -3, write|fast, one, setCat, "set", "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", cmdSRem), rw|del),
-		kf(def("sismember", 3, readonly|fast, one, setCat, "set", "1.0.0", "Determines whether a member belongs to a set.", cmdSIsMember), ro),
-		kf(def("smismember", -3, readonly|fast, one, setCat, "set", "6.2.0", "Determines whether multiple members belong to a set.", cmdSMIsMember), ro|acc),
-		withTips(kf(def("smembers", 2, readonly, one, setCat, "set", "1.0.0", "Returns all members of a set.", cmdSMembers), ro|acc), tipOutputOrder),
-		kf(def("scard", 2, readonly|fast, one, setCat, "set", "1.0.0", "Returns the number of members in a set.", cmdSCard), ro),
-		withTips(kf(def("spop", -2, write|fast, one, setCat, "set", "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", cmdSPop), rw|acc|del), tipOutput),
-		withTips(kf(def("srandmember", -2, readonly, one, setCat, "set", "1.0.0", "Get one or multiple random members from a set", cmdSRandMember), ro|acc), tipOutput),
+		withKeyFlags(def("sadd", -3, write|denyoom|fast, one, setCat, "set", "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", cmdSAdd), rw|ins),
+		withKeyFlags(def("srem", -3, write|fast, one, setCat, "set", "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", cmdSRem), rw|del),
+		withKeyFlags(def("sismember", 3, readonly|fast, one, setCat, "set", "1.0.0", "Determines whether a member belongs to a set.", cmdSIsMember), ro),
+		withKeyFlags(def("smismember", -3, readonly|fast, one, setCat, "set", "6.2.0", "Determines whether multiple members belong to a set.", cmdSMIsMember), ro|acc),
+		withTips(withKeyFlags(def("smembers", 2, readonly, one, setCat, "set", "1.0.0", "Returns all members of a set.", cmdSMembers), ro|acc), tipOutputOrder),
+		withKeyFlags(def("scard", 2, readonly|fast, one, setCat, "set", "1.0.0", "Returns the number of members in a set.", cmdSCard), ro),
+		withTips(withKeyFlags(def("spop", -2, write|fast, one, setCat, "set", "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", cmdSPop), rw|acc|del), tipOutput),
+		withTips(withKeyFlags(def("srandmember", -2, readonly, one, setCat, "set", "1.0.0", "Get one or multiple random members from a set", cmdSRandMember), ro|acc), tipOutput),
 		setTwoKeySpecs(def("smove", 4, write|fast, keys{1, 2, 1}, setCat, "set", "1.0.0", "Moves a member from one set to another.", cmdSMove), rw|acc|del, rw|ins, false),
-		withTips(kf(def("sinter", -2, readonly, all, setCat, "set", "1.0.0", "Returns the intersect of multiple sets.", cmdSInter), ro|acc), tipOutputOrder),
+		withTips(withKeyFlags(def("sinter", -2, readonly, all, setCat, "set", "1.0.0", "Returns the intersect of multiple sets.", cmdSInter), ro|acc), tipOutputOrder),
 		setNumKeysEntry(def("sintercard", -3, readonly, noKeys, setCat, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets.", cmdSInterCard), ro|acc),
 		setTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore)), rw|upd, ro|acc, true),
-		withTips(kf(def("sunion", -2, readonly, all, setCat, "set", "1.0.0", "Returns the union of multiple sets.", cmdSUnion), ro|acc), tipOutputOrder),
+		withTips(withKeyFlags(def("sunion", -2, readonly, all, setCat, "set", "1.0.0", "Returns the union of multiple sets.", cmdSUnion), ro|acc), tipOutputOrder),
 		setTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore)), ow|upd, ro|acc, true),
-		withTips(kf(def("sdiff", -2, readonly, all, setCat, "set", "1.0.0", "Returns the difference of multiple sets.", cmdSDiff), ro|acc), tipOutputOrder),
+		withTips(withKeyFlags(def("sdiff", -2, readonly, all, setCat, "set", "1.0.0", "Returns the difference of multiple sets.", cmdSDiff), ro|acc), tipOutputOrder),
 		setTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore)), ow|upd, ro|acc, true),
-		withTips(kf(def("sscan", -3, readonly, one, setCat, "set", "2.8.0", "Iterates over members of a set.", cmdSScan), ro|acc), tipOutput),
+		withTips(withKeyFlags(def("sscan", -3, readonly, one, setCat, "set", "2.8.0", "Iterates over members of a set.", cmdSScan), ro|acc), tipOutput),
 	}
 	for i := range e {
 		s := e[i].spec

@@ -17,45 +17,34 @@ const zsetCat = command.CatSortedSet
 func zsetCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	const blocking = command.Blocking
-	const (
-		ro  = command.KeyRO
-		rw  = command.KeyRW
-		acc = command.KeyAccess
-		upd = command.KeyUpdate
-		del = command.KeyDelete
-	)
-	kf := func(e cmdEntry, f command.KeyFlag) cmdEntry {
-		e.spec.KeySpecs[0].Flags = f
-		return e
-	}
 	e := []cmdEntry{
-		kf(def("zadd", -4, write|denyoom|fast, one, zsetCat, "sorted-set", "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", cmdZAdd), rw|upd),
-		kf(def("zincrby", 4, write|denyoom|fast, one, zsetCat, "sorted-set", "1.2.0", "Increments the score of a member in a sorted set.", cmdZIncrBy), rw|acc|upd),
-		kf(def("zrem", -3, write|fast, one, zsetCat, "sorted-set", "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", cmdZRem), rw|del),
-		kf(def("zcard", 2, readonly|fast, one, zsetCat, "sorted-set", "1.2.0", "Returns the number of members in a sorted set.", cmdZCard), ro),
-		kf(def("zscore", 3, readonly|fast, one, zsetCat, "sorted-set", "1.2.0", "Returns the score of a member in a sorted set.", cmdZScore), ro|acc),
-		kf(def("zmscore", -3, readonly|fast, one, zsetCat, "sorted-set", "6.2.0", "Returns the score of one or more members in a sorted set.", cmdZMScore), ro|acc),
-		kf(def("zcount", 4, readonly|fast, one, zsetCat, "sorted-set", "2.0.0", "Returns the count of members in a sorted set that have scores within a range.", cmdZCount), ro|acc),
-		kf(def("zlexcount", 4, readonly|fast, one, zsetCat, "sorted-set", "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", cmdZLexCount), ro|acc),
-		kf(def("zrank", -3, readonly|fast, one, zsetCat, "sorted-set", "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", cmdZRank), ro|acc),
-		kf(def("zrevrank", -3, readonly|fast, one, zsetCat, "sorted-set", "2.2.0", "Returns the index of a member in a sorted set ordered by descending scores.", cmdZRevRank), ro|acc),
-		kf(def("zrange", -4, readonly, one, zsetCat, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes.", cmdZRange), ro|acc),
+		withKeyFlags(def("zadd", -4, write|denyoom|fast, one, zsetCat, "sorted-set", "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", cmdZAdd), rw|upd),
+		withKeyFlags(def("zincrby", 4, write|denyoom|fast, one, zsetCat, "sorted-set", "1.2.0", "Increments the score of a member in a sorted set.", cmdZIncrBy), rw|acc|upd),
+		withKeyFlags(def("zrem", -3, write|fast, one, zsetCat, "sorted-set", "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", cmdZRem), rw|del),
+		withKeyFlags(def("zcard", 2, readonly|fast, one, zsetCat, "sorted-set", "1.2.0", "Returns the number of members in a sorted set.", cmdZCard), ro),
+		withKeyFlags(def("zscore", 3, readonly|fast, one, zsetCat, "sorted-set", "1.2.0", "Returns the score of a member in a sorted set.", cmdZScore), ro|acc),
+		withKeyFlags(def("zmscore", -3, readonly|fast, one, zsetCat, "sorted-set", "6.2.0", "Returns the score of one or more members in a sorted set.", cmdZMScore), ro|acc),
+		withKeyFlags(def("zcount", 4, readonly|fast, one, zsetCat, "sorted-set", "2.0.0", "Returns the count of members in a sorted set that have scores within a range.", cmdZCount), ro|acc),
+		withKeyFlags(def("zlexcount", 4, readonly|fast, one, zsetCat, "sorted-set", "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", cmdZLexCount), ro|acc),
+		withKeyFlags(def("zrank", -3, readonly|fast, one, zsetCat, "sorted-set", "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", cmdZRank), ro|acc),
+		withKeyFlags(def("zrevrank", -3, readonly|fast, one, zsetCat, "sorted-set", "2.2.0", "Returns the index of a member in a sorted set ordered by descending scores.", cmdZRevRank), ro|acc),
+		withKeyFlags(def("zrange", -4, readonly, one, zsetCat, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes.", cmdZRange), ro|acc),
 		zrangeStoreEntry(def("zrangestore", -5, write|denyoom, keys{1, 2, 1}, zsetCat, "sorted-set", "6.2.0", "Stores a range of members from sorted set in a key.", cmdZRangeStore)),
-		kf(def("zrangebyscore", -4, readonly, one, zsetCat, "sorted-set", "1.0.5", "Returns members in a sorted set within a range of scores.", cmdZRangeByScore), ro|acc),
-		kf(def("zrevrangebyscore", -4, readonly, one, zsetCat, "sorted-set", "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", cmdZRevRangeByScore), ro|acc),
-		kf(def("zrangebylex", -4, readonly, one, zsetCat, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range.", cmdZRangeByLex), ro|acc),
-		kf(def("zrevrangebylex", -4, readonly, one, zsetCat, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", cmdZRevRangeByLex), ro|acc),
-		kf(def("zrevrange", -4, readonly, one, zsetCat, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", cmdZRevRange), ro|acc),
-		kf(def("zremrangebyrank", 4, write, one, zsetCat, "sorted-set", "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", cmdZRemRangeByRank), rw|del),
-		kf(def("zremrangebyscore", 4, write, one, zsetCat, "sorted-set", "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", cmdZRemRangeByScore), rw|del),
-		kf(def("zremrangebylex", 4, write, one, zsetCat, "sorted-set", "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", cmdZRemRangeByLex), rw|del),
-		kf(def("zpopmin", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMin), rw|acc|del),
-		kf(def("zpopmax", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMax), rw|acc|del),
+		withKeyFlags(def("zrangebyscore", -4, readonly, one, zsetCat, "sorted-set", "1.0.5", "Returns members in a sorted set within a range of scores.", cmdZRangeByScore), ro|acc),
+		withKeyFlags(def("zrevrangebyscore", -4, readonly, one, zsetCat, "sorted-set", "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", cmdZRevRangeByScore), ro|acc),
+		withKeyFlags(def("zrangebylex", -4, readonly, one, zsetCat, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range.", cmdZRangeByLex), ro|acc),
+		withKeyFlags(def("zrevrangebylex", -4, readonly, one, zsetCat, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", cmdZRevRangeByLex), ro|acc),
+		withKeyFlags(def("zrevrange", -4, readonly, one, zsetCat, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", cmdZRevRange), ro|acc),
+		withKeyFlags(def("zremrangebyrank", 4, write, one, zsetCat, "sorted-set", "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", cmdZRemRangeByRank), rw|del),
+		withKeyFlags(def("zremrangebyscore", 4, write, one, zsetCat, "sorted-set", "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", cmdZRemRangeByScore), rw|del),
+		withKeyFlags(def("zremrangebylex", 4, write, one, zsetCat, "sorted-set", "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", cmdZRemRangeByLex), rw|del),
+		withKeyFlags(def("zpopmin", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMin), rw|acc|del),
+		withKeyFlags(def("zpopmax", -2, write|fast, one, zsetCat, "sorted-set", "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", cmdZPopMax), rw|acc|del),
 		zsetNumKeysEntry(def("zmpop", -4, write, noKeys, zsetCat, "sorted-set", "7.0.0", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", cmdZMPop), false, rw|acc|del),
-		kf(def("bzpopmin", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", cmdBZPopMin), rw|acc|del),
-		kf(def("bzpopmax", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.", cmdBZPopMax), rw|acc|del),
+		withKeyFlags(def("bzpopmin", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", cmdBZPopMin), rw|acc|del),
+		withKeyFlags(def("bzpopmax", -3, write|noscript|fast|blocking, keys{1, -2, 1}, zsetCat, "sorted-set", "5.0.0", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.", cmdBZPopMax), rw|acc|del),
 		zsetNumKeysAt(def("bzmpop", -5, write|blocking, noKeys, zsetCat, "sorted-set", "7.0.0", "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", cmdBZMPop), 2, false, rw|acc|del),
-		withTips(kf(def("zrandmember", -2, readonly, one, zsetCat, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set.", cmdZRandMember), ro|acc), tipOutput),
+		withTips(withKeyFlags(def("zrandmember", -2, readonly, one, zsetCat, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set.", cmdZRandMember), ro|acc), tipOutput),
 		zsetNumKeysEntry(def("zunion", -3, readonly, noKeys, zsetCat, "sorted-set", "6.2.0", "Returns the union of multiple sorted sets.", cmdZUnion), false, ro|acc),
 		zsetNumKeysEntry(def("zunionstore", -4, write|denyoom, one, zsetCat, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key.", cmdZUnionStore), true, ro|acc),
 		zsetNumKeysEntry(def("zinter", -3, readonly, noKeys, zsetCat, "sorted-set", "6.2.0", "Returns the intersect of multiple sorted sets.", cmdZInter), false, ro|acc),
@@ -63,7 +52,7 @@ func zsetCommands() []cmdEntry {
 		zsetNumKeysEntry(def("zintercard", -3, readonly, noKeys, zsetCat, "sorted-set", "7.0.0", "Returns the number of members of the intersect of multiple sorted sets.", cmdZInterCard), false, ro|acc),
 		zsetNumKeysEntry(def("zdiff", -3, readonly, noKeys, zsetCat, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets.", cmdZDiff), false, ro|acc),
 		zsetNumKeysEntry(def("zdiffstore", -4, write|denyoom, one, zsetCat, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key.", cmdZDiffStore), true, ro|acc),
-		withTips(kf(def("zscan", -3, readonly, one, zsetCat, "sorted-set", "2.8.0", "Iterates over members and scores of a sorted set.", cmdZScan), ro|acc), tipOutput),
+		withTips(withKeyFlags(def("zscan", -3, readonly, one, zsetCat, "sorted-set", "2.8.0", "Iterates over members and scores of a sorted set.", cmdZScan), ro|acc), tipOutput),
 	}
 	for i := range e {
 		s := e[i].spec

@@ -15,6 +15,24 @@ const (
 	noauth   = command.NoAuth
 )
 
+// Redis 7 key-specification flags, for the command tables.
+const (
+	ro  = command.KeyRO
+	rw  = command.KeyRW
+	ow  = command.KeyOW
+	acc = command.KeyAccess
+	upd = command.KeyUpdate
+	ins = command.KeyInsert
+	del = command.KeyDelete
+)
+
+// withKeyFlags replaces the RO/RW flags def derives with Redis's full key
+// specification flags for the command's first run of keys.
+func withKeyFlags(e cmdEntry, f command.KeyFlag) cmdEntry {
+	e.spec.KeySpecs[0].Flags = f
+	return e
+}
+
 // keys is a command's legacy key range: first, last (negative counts from
 // the end) and step, as Redis's COMMAND INFO reports them.
 type keys struct{ first, last, step int }
