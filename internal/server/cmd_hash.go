@@ -80,12 +80,7 @@ func hashSet(x *ctx, legacy bool) {
 }
 
 func cmdHSetNX(x *ctx) {
-	set, err := x.tx.HSetNX(x.db(), x.arg(1), x.arg(2), x.arg(3))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(set))
+	x.replyBool(x.tx.HSetNX(x.db(), x.arg(1), x.arg(2), x.arg(3)))
 }
 
 func cmdHGet(x *ctx) {
@@ -122,39 +117,19 @@ func hashValues(x *ctx, vs [][]byte) {
 }
 
 func cmdHDel(x *ctx) {
-	n, err := x.tx.HDel(x.db(), x.arg(1), x.args[2:])
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.HDel(x.db(), x.arg(1), x.args[2:]))
 }
 
 func cmdHLen(x *ctx) {
-	n, err := x.tx.HLen(x.db(), x.arg(1))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.HLen(x.db(), x.arg(1)))
 }
 
 func cmdHStrLen(x *ctx) {
-	n, err := x.tx.HStrLen(x.db(), x.arg(1), x.arg(2))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.HStrLen(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHExists(x *ctx) {
-	ok, err := x.tx.HExists(x.db(), x.arg(1), x.arg(2))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(ok))
+	x.replyBool(x.tx.HExists(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHGetAll(x *ctx) {
@@ -195,12 +170,7 @@ func cmdHIncrBy(x *ctx) {
 		x.notInteger()
 		return
 	}
-	n, err := x.tx.HIncrBy(x.db(), x.arg(1), x.arg(2), delta)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.HIncrBy(x.db(), x.arg(1), x.arg(2), delta))
 }
 
 func cmdHIncrByFloat(x *ctx) {
@@ -656,12 +626,7 @@ func cmdHSetEx(x *ctx) {
 		hashArityError(x)
 		return
 	}
-	set, err := x.tx.HSetEx(x.db(), x.arg(1), pairs, a)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(set))
+	x.replyBool(x.tx.HSetEx(x.db(), x.arg(1), pairs, a))
 }
 
 func hashArityError(x *ctx) {

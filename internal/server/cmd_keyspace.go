@@ -98,12 +98,7 @@ func cmdRename(x *ctx) {
 }
 
 func cmdRenameNX(x *ctx) {
-	done, err := x.tx.Rename(x.db(), x.arg(1), x.arg(2), true)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(done))
+	x.replyBool(x.tx.Rename(x.db(), x.arg(1), x.arg(2), true))
 }
 
 // parseDB parses a database number argument, replying on error. Like
@@ -154,12 +149,7 @@ func cmdCopy(x *ctx) {
 			return
 		}
 	}
-	done, err := x.tx.Copy(x.db(), x.arg(1), dstDB, x.arg(2), replace)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(done))
+	x.replyBool(x.tx.Copy(x.db(), x.arg(1), dstDB, x.arg(2), replace))
 }
 
 func cmdMove(x *ctx) {
@@ -167,12 +157,7 @@ func cmdMove(x *ctx) {
 	if !ok {
 		return
 	}
-	done, err := x.tx.Move(x.db(), x.arg(1), db)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(done))
+	x.replyBool(x.tx.Move(x.db(), x.arg(1), db))
 }
 
 func expireCmd(u expireUnit, name string) handler {
@@ -249,12 +234,7 @@ func ttlCmd(ms, absolute bool) handler {
 }
 
 func cmdPersist(x *ctx) {
-	done, err := x.tx.Persist(x.db(), x.arg(1))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(done))
+	x.replyBool(x.tx.Persist(x.db(), x.arg(1)))
 }
 
 func cmdKeys(x *ctx) {

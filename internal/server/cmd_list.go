@@ -141,12 +141,7 @@ func cmdLPushX(x *ctx) { listPush(x, store.ListLeft, true) }
 func cmdRPushX(x *ctx) { listPush(x, store.ListRight, true) }
 
 func listPush(x *ctx, end store.ListEnd, existing bool) {
-	n, err := x.tx.ListPush(x.db(), x.arg(1), end, x.args[2:], existing)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ListPush(x.db(), x.arg(1), end, x.args[2:], existing))
 }
 
 func cmdLPop(x *ctx) { listPop(x, store.ListLeft) }
@@ -191,12 +186,7 @@ func bulks(x *ctx, items [][]byte) {
 }
 
 func cmdLLen(x *ctx) {
-	n, err := x.tx.LLen(x.db(), x.arg(1))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.LLen(x.db(), x.arg(1)))
 }
 
 func cmdLIndex(x *ctx) {
@@ -281,12 +271,7 @@ func cmdLInsert(x *ctx) {
 		x.syntaxError()
 		return
 	}
-	n, err := x.tx.LInsert(x.db(), x.arg(1), after, x.arg(3), x.arg(4))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.LInsert(x.db(), x.arg(1), after, x.arg(3), x.arg(4)))
 }
 
 func cmdLRem(x *ctx) {
@@ -295,12 +280,7 @@ func cmdLRem(x *ctx) {
 		x.notInteger()
 		return
 	}
-	n, err := x.tx.LRem(x.db(), x.arg(1), count, x.arg(3))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.LRem(x.db(), x.arg(1), count, x.arg(3)))
 }
 
 func cmdLTrim(x *ctx) {

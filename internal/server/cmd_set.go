@@ -85,30 +85,15 @@ func setNumKeysEntry(e cmdEntry, f command.KeyFlag) cmdEntry {
 }
 
 func cmdSAdd(x *ctx) {
-	n, err := x.tx.SAdd(x.db(), x.arg(1), x.args[2:])
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.SAdd(x.db(), x.arg(1), x.args[2:]))
 }
 
 func cmdSRem(x *ctx) {
-	n, err := x.tx.SRem(x.db(), x.arg(1), x.args[2:])
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.SRem(x.db(), x.arg(1), x.args[2:]))
 }
 
 func cmdSIsMember(x *ctx) {
-	ok, err := x.tx.SIsMember(x.db(), x.arg(1), x.arg(2))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(ok))
+	x.replyBool(x.tx.SIsMember(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdSMIsMember(x *ctx) {
@@ -124,12 +109,7 @@ func cmdSMIsMember(x *ctx) {
 }
 
 func cmdSCard(x *ctx) {
-	n, err := x.tx.SCard(x.db(), x.arg(1))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.SCard(x.db(), x.arg(1)))
 }
 
 func cmdSMembers(x *ctx) {
@@ -229,12 +209,7 @@ func cmdSRandMember(x *ctx) {
 }
 
 func cmdSMove(x *ctx) {
-	ok, err := x.tx.SMove(x.db(), x.arg(1), x.arg(2), x.arg(3))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(ok))
+	x.replyBool(x.tx.SMove(x.db(), x.arg(1), x.arg(2), x.arg(3)))
 }
 
 func cmdSInter(x *ctx) {
@@ -278,12 +253,7 @@ func cmdSInterCard(x *ctx) {
 		x.syntaxError()
 		return
 	}
-	card, err := x.tx.SInterCard(x.db(), keys, limit)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(card)
+	x.replyInt(x.tx.SInterCard(x.db(), keys, limit))
 }
 
 // setStoreCmd is SINTERSTORE, SUNIONSTORE or SDIFFSTORE: destination, then

@@ -293,21 +293,11 @@ func cmdMSetNX(x *ctx) {
 		x.errorReply("ERR wrong number of arguments for 'msetnx' command")
 		return
 	}
-	set, err := x.tx.MSet(x.db(), x.args[1:], true)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(boolInt(set))
+	x.replyBool(x.tx.MSet(x.db(), x.args[1:], true))
 }
 
 func cmdAppend(x *ctx) {
-	n, err := x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen())
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen()))
 }
 
 func cmdStrlen(x *ctx) {
@@ -345,12 +335,7 @@ func cmdDecrBy(x *ctx) {
 }
 
 func incrBy(x *ctx, delta int64) {
-	n, err := x.tx.IncrBy(x.db(), x.arg(1), delta)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.IncrBy(x.db(), x.arg(1), delta))
 }
 
 func cmdIncrByFloat(x *ctx) {
@@ -412,12 +397,7 @@ func cmdSetRange(x *ctx) {
 		x.errorReply(string(store.ErrOffsetRange))
 		return
 	}
-	n, err := x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen())
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen()))
 }
 
 func cmdLCS(x *ctx) {

@@ -419,21 +419,11 @@ func cmdZIncrBy(x *ctx) {
 }
 
 func cmdZRem(x *ctx) {
-	n, err := x.tx.ZRem(x.db(), x.arg(1), x.args[2:])
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ZRem(x.db(), x.arg(1), x.args[2:]))
 }
 
 func cmdZCard(x *ctx) {
-	n, err := x.tx.ZCard(x.db(), x.arg(1))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ZCard(x.db(), x.arg(1)))
 }
 
 func cmdZScore(x *ctx) {
@@ -471,12 +461,7 @@ func cmdZCount(x *ctx) {
 		x.errorReply(errZRangeFloat)
 		return
 	}
-	n, err := x.tx.ZCount(x.db(), x.arg(1), min, max)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ZCount(x.db(), x.arg(1), min, max))
 }
 
 func cmdZLexCount(x *ctx) {
@@ -486,12 +471,7 @@ func cmdZLexCount(x *ctx) {
 		x.errorReply(errZLexRange)
 		return
 	}
-	n, err := x.tx.ZLexCount(x.db(), x.arg(1), min, max)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ZLexCount(x.db(), x.arg(1), min, max))
 }
 
 func cmdZRank(x *ctx)    { zrank(x, false) }
@@ -684,12 +664,7 @@ func zremRange(x *ctx, by store.ZRangeBy) {
 	if !zparseRange(x, kind, x.arg(2), x.arg(3), &r) {
 		return
 	}
-	n, err := x.tx.ZRemRange(x.db(), x.arg(1), r)
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	x.w.Int(n)
+	x.replyInt(x.tx.ZRemRange(x.db(), x.arg(1), r))
 }
 
 // --- Pops --------------------------------------------------------------------------

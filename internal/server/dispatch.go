@@ -335,6 +335,24 @@ func (x *ctx) internalError(err error) {
 	x.errorReply("ERR " + err.Error())
 }
 
+// replyInt and replyBool answer a store call that returns a count or a
+// yes/no: the error reply, or the integer.
+func (x *ctx) replyInt(n int64, err error) {
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(n)
+}
+
+func (x *ctx) replyBool(ok bool, err error) {
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	x.w.Int(boolInt(ok))
+}
+
 func (x *ctx) syntaxError()        { x.errorReply("ERR syntax error") }
 func (x *ctx) notInteger()         { x.errorReply("ERR value is not an integer or out of range") }
 func (x *ctx) ok()                 { x.w.SimpleString("OK") }
