@@ -84,15 +84,7 @@ func cmdHSetNX(x *ctx) {
 }
 
 func cmdHGet(x *ctx) {
-	v, ok, err := x.tx.HGet(x.db(), x.arg(1), x.arg(2))
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !ok:
-		x.w.NullBulk()
-	default:
-		x.w.Bulk(v)
-	}
+	x.replyBulkOrNil(x.tx.HGet(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHMGet(x *ctx) {

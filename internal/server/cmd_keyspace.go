@@ -306,15 +306,7 @@ func cmdScan(x *ctx) {
 }
 
 func cmdRandomKey(x *ctx) {
-	k, ok, err := x.tx.RandomKey(x.db())
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !ok:
-		x.w.NullBulk()
-	default:
-		x.w.Bulk(k)
-	}
+	x.replyBulkOrNil(x.tx.RandomKey(x.db()))
 }
 
 func cmdDBSize(x *ctx) { x.w.Int(x.srv.st.DBSize(x.db())) }

@@ -41,15 +41,7 @@ func stringCommands() []cmdEntry {
 }
 
 func cmdGet(x *ctx) {
-	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !ok:
-		x.w.NullBulk()
-	default:
-		x.w.Bulk(v)
-	}
+	x.replyBulkOrNil(x.tx.GetString(x.db(), x.arg(1)))
 }
 
 // expireUnit says how an expiry argument is given.
@@ -214,15 +206,7 @@ func cmdGetSet(x *ctx) {
 }
 
 func cmdGetDel(x *ctx) {
-	v, ok, err := x.tx.GetDel(x.db(), x.arg(1))
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !ok:
-		x.w.NullBulk()
-	default:
-		x.w.Bulk(v)
-	}
+	x.replyBulkOrNil(x.tx.GetDel(x.db(), x.arg(1)))
 }
 
 func cmdGetEx(x *ctx) {

@@ -353,6 +353,19 @@ func (x *ctx) replyBool(ok bool, err error) {
 	x.w.Int(boolInt(ok))
 }
 
+// replyBulkOrNil answers a store lookup: the error reply, a nil for an
+// absent value, or the value.
+func (x *ctx) replyBulkOrNil(v []byte, found bool, err error) {
+	switch {
+	case err != nil:
+		x.storeError(err)
+	case !found:
+		x.w.NullBulk()
+	default:
+		x.w.Bulk(v)
+	}
+}
+
 func (x *ctx) syntaxError()        { x.errorReply("ERR syntax error") }
 func (x *ctx) notInteger()         { x.errorReply("ERR value is not an integer or out of range") }
 func (x *ctx) ok()                 { x.w.SimpleString("OK") }
