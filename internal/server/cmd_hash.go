@@ -16,17 +16,17 @@ const hashCat = command.CatHash
 func hashCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	e := []cmdEntry{
-		withKeyFlags(def("hset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Creates or modifies the value of a field in a hash.", cmdHSet), rw|upd|ins),
+		withKeyFlags(def("hset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Creates or modifies the value of a field in a hash.", cmdHSet), rw|upd),
 		withKeyFlags(def("hsetnx", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", cmdHSetNX), rw|ins),
 		withKeyFlags(def("hget", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the value of a field in a hash.", cmdHGet), ro|acc),
-		withKeyFlags(def("hmset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the values of multiple fields.", cmdHMSet), rw|upd|ins),
+		withKeyFlags(def("hmset", -4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Sets the values of multiple fields.", cmdHMSet), rw|upd),
 		withKeyFlags(def("hmget", -3, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the values of all fields in a hash.", cmdHMGet), ro|acc),
 		withKeyFlags(def("hdel", -3, write|fast, one, hashCat, "hash", "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", cmdHDel), rw|del),
 		withKeyFlags(def("hlen", 2, readonly|fast, one, hashCat, "hash", "2.0.0", "Returns the number of fields in a hash.", cmdHLen), ro),
 		withKeyFlags(def("hstrlen", 3, readonly|fast, one, hashCat, "hash", "3.2.0", "Returns the length of the value of a field.", cmdHStrLen), ro),
 		withKeyFlags(def("hexists", 3, readonly|fast, one, hashCat, "hash", "2.0.0", "Determines whether a field exists in a hash.", cmdHExists), ro),
 		withTips(withKeyFlags(def("hgetall", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields and values in a hash.", cmdHGetAll), ro|acc), tipOutputOrder),
-		withTips(withKeyFlags(def("hkeys", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields in a hash.", cmdHKeys), ro), tipOutputOrder),
+		withTips(withKeyFlags(def("hkeys", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all fields in a hash.", cmdHKeys), ro|acc), tipOutputOrder),
 		withTips(withKeyFlags(def("hvals", 2, readonly, one, hashCat, "hash", "2.0.0", "Returns all values in a hash.", cmdHVals), ro|acc), tipOutputOrder),
 		withKeyFlags(def("hincrby", 4, write|denyoom|fast, one, hashCat, "hash", "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrBy), rw|acc|upd),
 		withKeyFlags(def("hincrbyfloat", 4, write|denyoom|fast, one, hashCat, "hash", "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", cmdHIncrByFloat), rw|acc|upd),

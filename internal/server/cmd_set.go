@@ -23,14 +23,14 @@ func setCommands() []cmdEntry {
 		withKeyFlags(def("scard", 2, readonly|fast, one, setCat, "set", "1.0.0", "Returns the number of members in a set.", cmdSCard), ro),
 		withTips(withKeyFlags(def("spop", -2, write|fast, one, setCat, "set", "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", cmdSPop), rw|acc|del), tipOutput),
 		withTips(withKeyFlags(def("srandmember", -2, readonly, one, setCat, "set", "1.0.0", "Get one or multiple random members from a set", cmdSRandMember), ro|acc), tipOutput),
-		setTwoKeySpecs(def("smove", 4, write|fast, keys{1, 2, 1}, setCat, "set", "1.0.0", "Moves a member from one set to another.", cmdSMove), rw|acc|del, rw|ins, false),
+		withTwoKeySpecs(def("smove", 4, write|fast, keys{1, 2, 1}, setCat, "set", "1.0.0", "Moves a member from one set to another.", cmdSMove), rw|acc|del, rw|ins, false),
 		withTips(withKeyFlags(def("sinter", -2, readonly, all, setCat, "set", "1.0.0", "Returns the intersect of multiple sets.", cmdSInter), ro|acc), tipOutputOrder),
 		setNumKeysEntry(def("sintercard", -3, readonly, noKeys, setCat, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets.", cmdSInterCard), ro|acc),
-		setTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore)), rw|upd, ro|acc, true),
+		withTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore)), rw|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sunion", -2, readonly, all, setCat, "set", "1.0.0", "Returns the union of multiple sets.", cmdSUnion), ro|acc), tipOutputOrder),
-		setTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore)), ow|upd, ro|acc, true),
+		withTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore)), ow|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sdiff", -2, readonly, all, setCat, "set", "1.0.0", "Returns the difference of multiple sets.", cmdSDiff), ro|acc), tipOutputOrder),
-		setTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore)), ow|upd, ro|acc, true),
+		withTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore)), ow|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sscan", -3, readonly, one, setCat, "set", "2.8.0", "Iterates over members of a set.", cmdSScan), ro|acc), tipOutput),
 	}
 	for i := range e {
@@ -43,21 +43,6 @@ func setCommands() []cmdEntry {
 		case "srandmember":
 			s.History = []command.HistoryEntry{{Since: "2.6.0", Changes: "Added the optional `count` argument."}}
 		}
-	}
-	return e
-}
-
-// setTwoKeySpecs gives a command Redis's two key specifications: the key at
-// 1 with flags first, then the key at 2 (or, with rest, every key from 2 on)
-// with flags second.
-func setTwoKeySpecs(e cmdEntry, first, second command.KeyFlag, rest bool) cmdEntry {
-	last := 0
-	if rest {
-		last = -1
-	}
-	e.spec.KeySpecs = []command.KeySpec{
-		{Flags: first, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)},
-		{Flags: second, Begin: command.IndexSearch(2), Find: command.RangeKeys(last, 1, 0)},
 	}
 	return e
 }

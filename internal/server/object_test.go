@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/config"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -38,6 +41,41 @@ func TestSelectRejectsNumbersOutsideCInt(t *testing.T) {
 	} {
 		if err := c.Do(ctx, "SELECT", arg).Err(); err == nil || err.Error() != want {
 			t.Errorf("SELECT %s: %v, want %q", arg, err, want)
+		}
+	}
+}
+
+// Key-spec flags as Redis 7.0.15 reports them in COMMAND INFO (checked
+// against a real redis-server): cluster routing and ACL key permissions
+// will read them.
+func TestKeySpecFlagsMatchRedis(t *testing.T) {
+	srv := New(Options{Config: config.Default()})
+	for _, c := range []struct {
+		name  string
+		flags []command.KeyFlag
+	}{
+		{"get", []command.KeyFlag{ro | acc}},
+		{"set", []command.KeyFlag{rw | acc | upd | command.KeyVariableFlags}},
+		{"setnx", []command.KeyFlag{ow | ins}},
+		{"mset", []command.KeyFlag{ow | upd}},
+		{"getdel", []command.KeyFlag{rw | acc | del}},
+		{"del", []command.KeyFlag{command.KeyRM | del}},
+		{"rename", []command.KeyFlag{rw | acc | del, ow | upd}},
+		{"copy", []command.KeyFlag{ro | acc, ow | upd}},
+		{"ttl", []command.KeyFlag{ro | acc}},
+		{"expire", []command.KeyFlag{rw | upd}},
+		{"hset", []command.KeyFlag{rw | upd}},
+		{"hkeys", []command.KeyFlag{ro | acc}},
+	} {
+		spec := srv.table.Lookup([]byte(c.name))
+		if len(spec.KeySpecs) != len(c.flags) {
+			t.Errorf("%s has %d key specs, want %d", c.name, len(spec.KeySpecs), len(c.flags))
+			continue
+		}
+		for i, f := range c.flags {
+			if got := spec.KeySpecs[i].Flags; got != f {
+				t.Errorf("%s key spec %d flags %v, want %v", c.name, i, got.Names(), f.Names())
+			}
 		}
 	}
 }

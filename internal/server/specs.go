@@ -33,6 +33,13 @@ func withKeyFlags(e cmdEntry, f command.KeyFlag) cmdEntry {
 	return e
 }
 
+// withKeyNotes sets the "notes" of the command's first key specification,
+// as Redis documents why a key is flagged as it is.
+func withKeyNotes(e cmdEntry, notes string) cmdEntry {
+	e.spec.KeySpecs[0].Notes = notes
+	return e
+}
+
 // keys is a command's legacy key range: first, last (negative counts from
 // the end) and step, as Redis's COMMAND INFO reports them.
 type keys struct{ first, last, step int }
@@ -88,4 +95,19 @@ func legacyKeySpec(k keys, flags command.KeyFlag) command.KeySpec {
 	}
 	step := max(k.step, 1)
 	return command.KeySpec{Flags: flags, Begin: command.IndexSearch(k.first), Find: command.RangeKeys(last, step, 0)}
+}
+
+// withTwoKeySpecs gives a command Redis's two key specifications: the key
+// at 1 with flags first, then the key at 2 (or, with rest, every key from 2
+// on) with flags second.
+func withTwoKeySpecs(e cmdEntry, first, second command.KeyFlag, rest bool) cmdEntry {
+	last := 0
+	if rest {
+		last = -1
+	}
+	e.spec.KeySpecs = []command.KeySpec{
+		{Flags: first, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)},
+		{Flags: second, Begin: command.IndexSearch(2), Find: command.RangeKeys(last, 1, 0)},
+	}
+	return e
 }
