@@ -31,6 +31,48 @@ func (s *Spec) KeyIndices(args [][]byte) []int {
 // AppendKeyIndices is KeyIndices appending to dst, for callers that reuse a
 // buffer on a hot path. On malformed arguments it returns dst unchanged.
 func (s *Spec) AppendKeyIndices(dst []int, args [][]byte) []int {
+	dst, _ = s.appendKeys(dst, args, nil)
+	return dst
+}
+
+// KeyRef is one key of a command line: its index in the arguments and the
+// key-spec flags the command uses it with, as COMMAND GETKEYSANDFLAGS
+// reports them.
+type KeyRef struct {
+	Pos   int
+	Flags KeyFlag
+}
+
+// KeyRefs returns the keys KeyIndices finds, each with its flags: those of
+// the key spec that found it, or for a KeyVariableFlags spec what
+// KeyFlagsFunc says of this call. Keys that only KeysFunc could find have
+// no flags, as Redis's getkeys procs report none. It returns nil when
+// there are no keys or the arguments are malformed.
+func (s *Spec) KeyRefs(args [][]byte) []KeyRef {
+	var from []int
+	keys, fromSpecs := s.appendKeys(nil, args, &from)
+	if len(keys) == 0 {
+		return nil
+	}
+	refs := make([]KeyRef, len(keys))
+	for i, k := range keys {
+		refs[i].Pos = k
+		if !fromSpecs {
+			continue
+		}
+		spec := from[i]
+		refs[i].Flags = s.KeySpecs[spec].Flags
+		if refs[i].Flags&KeyVariableFlags != 0 && s.KeyFlagsFunc != nil {
+			refs[i].Flags = s.KeyFlagsFunc(args, spec)
+		}
+	}
+	return refs
+}
+
+// appendKeys is AppendKeyIndices reporting whether the key specs found the
+// keys; when they did and from is not nil, from receives the index of the
+// key spec behind each key.
+func (s *Spec) appendKeys(dst []int, args [][]byte, from *[]int) (keys []int, fromSpecs bool) {
 	realKeys, varFlags := false, false
 	for i := range s.KeySpecs {
 		f := s.KeySpecs[i].Flags
@@ -41,8 +83,8 @@ func (s *Spec) AppendKeyIndices(dst []int, args [][]byte) []int {
 	// reports per-call flags; with no KeysFunc the specs still find the
 	// right positions, so use them rather than report no keys at all.
 	if realKeys && (!varFlags || s.KeysFunc == nil) {
-		if out, ok := s.appendSpecKeys(dst, args); ok {
-			return out
+		if out, ok := s.appendSpecKeys(dst, args, from); ok {
+			return out, true
 		}
 	}
 	switch {
@@ -52,18 +94,22 @@ func (s *Spec) AppendKeyIndices(dst []int, args [][]byte) []int {
 				dst = append(dst, i)
 			}
 		}
-		return dst
+		return dst, false
 	case len(s.KeySpecs) == 0:
-		return s.appendLegacyKeys(dst, args)
+		return s.appendLegacyKeys(dst, args), false
 	}
-	return dst
+	return dst, false
 }
 
 // appendSpecKeys walks the key specs like Redis's getKeysUsingKeySpecs
 // without GET_KEYSPEC_RETURN_PARTIAL: any failing spec voids them all.
-// A keyword that is absent only skips its spec.
-func (s *Spec) appendSpecKeys(dst []int, args [][]byte) ([]int, bool) {
+// A keyword that is absent only skips its spec. from, when not nil,
+// receives the index of the spec behind each key appended.
+func (s *Spec) appendSpecKeys(dst []int, args [][]byte, from *[]int) ([]int, bool) {
 	base := len(dst)
+	if from != nil {
+		*from = (*from)[:0]
+	}
 	argc := len(args)
 	for i := range s.KeySpecs {
 		ks := &s.KeySpecs[i]
@@ -119,6 +165,9 @@ func (s *Spec) appendSpecKeys(dst []int, args [][]byte) ([]int, bool) {
 		}
 		for k := first; k <= last; k += step {
 			dst = append(dst, k)
+			if from != nil {
+				*from = append(*from, i)
+			}
 		}
 		if ks.Flags&KeyIncomplete != 0 {
 			return dst[:base], false

@@ -207,7 +207,7 @@ func writeArgs(w ReplyWriter, args []Arg) {
 			}
 		}
 		n := 2
-		for _, present := range [...]bool{keyLinked, a.Token != "", a.Since != "", a.DeprecatedSince != "", flags > 0, nested} {
+		for _, present := range [...]bool{keyLinked, a.Token != "", a.Since != "", a.DeprecatedSince != "", flags > 0, nested, a.DisplayText != ""} {
 			if present {
 				n++
 			}
@@ -249,6 +249,10 @@ func writeArgs(w ReplyWriter, args []Arg) {
 		if nested {
 			w.BulkString("arguments")
 			writeArgs(w, a.Args)
+		}
+		if a.DisplayText != "" {
+			w.BulkString("display_text")
+			w.BulkString(a.DisplayText)
 		}
 	}
 }

@@ -226,7 +226,11 @@ type Arg struct {
 	KeySpecIndex    int
 	Since           string
 	DeprecatedSince string
-	Args            []Arg
+	// DisplayText is how a client shows the argument in place of its name
+	// (Redis 7.2's "display_text", e.g. "ip:port" for CLIENT KILL's
+	// old-format); empty when the name serves.
+	DisplayText string
+	Args        []Arg
 }
 
 // DocFlag is a documentation flag of COMMAND DOCS.
@@ -273,6 +277,11 @@ type Spec struct {
 	// arguments are malformed. Like Redis's getkeys_proc, it is consulted
 	// when the key specs fail or carry KeyVariableFlags (see KeyIndices).
 	KeysFunc func(args [][]byte) []int
+	// KeyFlagsFunc gives, for a key spec flagged KeyVariableFlags, the
+	// flags this call uses the spec's keys with (SET uses its key RW with
+	// GET and OW without), as Redis's getkeys_proc reports them to COMMAND
+	// GETKEYSANDFLAGS. spec indexes KeySpecs. Nil reports the spec's flags.
+	KeyFlagsFunc func(args [][]byte, spec int) KeyFlag
 	// Subcommands, for container commands such as CONFIG and CLIENT.
 	Subcommands []*Spec
 	// DocFlags, DeprecatedSince, ReplacedBy and History complete COMMAND

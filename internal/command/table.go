@@ -14,7 +14,8 @@ import (
 // buffer. Add rejects longer names, so a longer lookup cannot match.
 const maxNameLen = 64
 
-// Errors of COMMAND GETKEYS and COMMAND LIST, worded as Redis replies them.
+// Errors of COMMAND GETKEYS, GETKEYSANDFLAGS and LIST, worded as Redis
+// replies them.
 var (
 	ErrInvalidCommand  = errors.New("ERR Invalid command specified")
 	ErrInvalidArgCount = errors.New("ERR Invalid number of arguments specified for command")
@@ -303,6 +304,34 @@ func (t *Table) FilterBy(kind, arg string) ([]*Spec, error) {
 // is the command's name): the indices in args of its keys, or Redis's error.
 // A command flagged NoMandatoryKeys may answer an empty, non-nil slice.
 func GetKeys(t *Table, args [][]byte) ([]int, error) {
+	s, err := t.keysCommand(args)
+	if err != nil {
+		return nil, err
+	}
+	keys := s.KeyIndices(args)
+	if len(keys) == 0 {
+		return noKeysFound[int](s)
+	}
+	return keys, nil
+}
+
+// GetKeysAndFlags answers COMMAND GETKEYSANDFLAGS as GetKeys answers
+// COMMAND GETKEYS, each key with its flags (see Spec.KeyRefs).
+func GetKeysAndFlags(t *Table, args [][]byte) ([]KeyRef, error) {
+	s, err := t.keysCommand(args)
+	if err != nil {
+		return nil, err
+	}
+	refs := s.KeyRefs(args)
+	if len(refs) == 0 {
+		return noKeysFound[KeyRef](s)
+	}
+	return refs, nil
+}
+
+// keysCommand finds the command a COMMAND GETKEYS line runs and checks it
+// in Redis's order: known, has keys at all, arity.
+func (t *Table) keysCommand(args [][]byte) (*Spec, error) {
 	s := t.resolve(args)
 	switch {
 	case s == nil:
@@ -312,12 +341,14 @@ func GetKeys(t *Table, args [][]byte) ([]int, error) {
 	case !s.CheckArity(len(args)):
 		return nil, ErrInvalidArgCount
 	}
-	keys := s.KeyIndices(args)
-	if len(keys) == 0 {
-		if s.Flags&NoMandatoryKeys != 0 {
-			return []int{}, nil
-		}
-		return nil, ErrInvalidArgs
+	return s, nil
+}
+
+// noKeysFound is Redis's answer when a command line has no keys: an empty
+// list for a command whose keys are optional, an error otherwise.
+func noKeysFound[T any](s *Spec) ([]T, error) {
+	if s.Flags&NoMandatoryKeys != 0 {
+		return []T{}, nil
 	}
-	return keys, nil
+	return nil, ErrInvalidArgs
 }

@@ -40,6 +40,7 @@ func commandContainer() cmdEntry {
 		withTips(def("command|docs", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns documentary information about one, multiple or all commands.", cmdCommandDocs), tipOutputOrder),
 		withTips(def("command|list", -2, loading|stale, noKeys, conn, "server", "7.0.0", "Returns a list of command names.", cmdCommandList), tipOutputOrder),
 		def("command|getkeys", -4, loading|stale, noKeys, conn, "server", "2.8.13", "Extracts the key names from an arbitrary command.", cmdCommandGetKeys),
+		def("command|getkeysandflags", -4, loading|stale, noKeys, conn, "server", "7.0.0", "Extracts the key names and access flags for an arbitrary command.", cmdCommandGetKeysAndFlags),
 		def("command|help", 2, loading|stale, noKeys, conn, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdCommandHelp),
 	)
 	e.spec.Arity = -1
@@ -240,6 +241,26 @@ func cmdCommandGetKeys(x *ctx) {
 	}
 }
 
+// cmdCommandGetKeysAndFlags answers each key with its flags as a set, the
+// form COMMAND INFO gives key-spec flags.
+func cmdCommandGetKeysAndFlags(x *ctx) {
+	refs, err := command.GetKeysAndFlags(x.srv.table, x.args[2:])
+	if err != nil {
+		x.errorReply(err.Error())
+		return
+	}
+	x.w.Array(len(refs))
+	for _, r := range refs {
+		x.w.Array(2)
+		x.w.Bulk(x.args[2+r.Pos])
+		names := r.Flags.Names()
+		x.w.Set(len(names))
+		for _, n := range names {
+			x.w.SimpleString(n)
+		}
+	}
+}
+
 func cmdCommandHelp(x *ctx) {
 	x.helpReply("COMMAND",
 		"(no subcommand)",
@@ -258,6 +279,8 @@ func cmdCommandHelp(x *ctx) {
 		"    commands are returned.",
 		"GETKEYS <full-command>",
 		"    Return the keys from a full Redis command.",
+		"GETKEYSANDFLAGS <full-command>",
+		"    Return the keys and the access flags from a full Redis command.",
 	)
 }
 

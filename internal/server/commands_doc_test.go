@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/config"
 )
 
@@ -52,9 +53,9 @@ func TestCommandsDocIsCurrent(t *testing.T) {
 	var names []string
 	for _, spec := range srv.table.All() {
 		names = append(names, spec.Name)
-		rows := []string{row(spec.Name, spec.Since, spec.Summary)}
+		rows := []string{row(spec)}
 		for _, sub := range spec.Subcommands {
-			rows = append(rows, row(sub.Name, sub.Since, sub.Summary))
+			rows = append(rows, row(sub))
 		}
 		groups[spec.Group] = append(groups[spec.Group], rows...)
 	}
@@ -64,7 +65,7 @@ func TestCommandsDocIsCurrent(t *testing.T) {
 	}
 	slices.Sort(order)
 	for _, g := range order {
-		b.WriteString("\n## " + g + "\n\n| command | since | status | summary |\n|---|---|---|---|\n")
+		b.WriteString("\n## " + g + "\n\n| command | syntax | since | status | summary |\n|---|---|---|---|---|\n")
 		for _, r := range groups[g] {
 			b.WriteString(r)
 		}
@@ -85,10 +86,16 @@ func TestCommandsDocIsCurrent(t *testing.T) {
 	}
 }
 
-func row(name, since, summary string) string {
+func row(spec *command.Spec) string {
 	status := "supported"
-	if n, ok := commandNotes[name]; ok {
+	if n, ok := commandNotes[spec.Name]; ok {
 		status = "supported — " + n
 	}
-	return "| `" + strings.ToUpper(strings.ReplaceAll(name, "|", " ")) + "` | " + since + " | " + status + " | " + summary + " |\n"
+	// The syntax is the Redis reference's; a '|' inside a table cell must
+	// be escaped even in a code span.
+	syntax := ""
+	if len(spec.Args) > 0 {
+		syntax = "`" + strings.ReplaceAll(command.Usage(spec.Args), "|", `\|`) + "`"
+	}
+	return "| `" + strings.ToUpper(strings.ReplaceAll(spec.Name, "|", " ")) + "` | " + syntax + " | " + spec.Since + " | " + status + " | " + spec.Summary + " |\n"
 }

@@ -96,6 +96,7 @@ func New(o Options) *Server {
 	}
 	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands()} {
 		for i := range group {
+			withArgs(&group[i])
 			s.register(&group[i])
 		}
 	}

@@ -1,0 +1,220 @@
+package server
+
+import (
+	"bytes"
+
+	"github.com/cairndb/cairn/internal/command"
+)
+
+// commandArgs is every command's documented arguments, the "arguments" of
+// COMMAND DOCS, written in command.ParseArgs's syntax and keyed by full
+// name ("client|kill"). redis-cli 7 builds its input hints from them and
+// clients introspect them, so they follow Redis: Redis 7.0.15's own
+// descriptions (TestCommandArgsMatchRedis compares them with a running
+// redis-server), except where Cairn implements a later syntax, which follows
+// the current Redis documentation: the hash-field expiry commands (7.4) and
+// HGETEX/HSETEX/HGETDEL (8.0), CLIENT SETINFO and ZRANK/ZREVRANK WITHSCORE
+// (7.2), HSCAN NOVALUES and CLIENT KILL MAXAGE (7.4). A command that takes
+// no arguments has no entry.
+//
+// They live in one table, apart from the command tables beside the
+// handlers, so that the arguments read as Redis's documentation does.
+var commandArgs = map[string]string{
+	"append":           `key:key value`,
+	"auth":             `[username]{6.0.0} password`,
+	"blmove":           `source:key destination:key wherefrom=(LEFT | RIGHT) whereto=(LEFT | RIGHT) timeout:double`,
+	"blmpop":           `timeout:double numkeys:integer key:key... where=(LEFT | RIGHT) [COUNT count:integer]`,
+	"blpop":            `key:key... timeout:double`,
+	"brpop":            `key:key... timeout:double`,
+	"brpoplpush":       `source:key destination:key timeout:double`,
+	"bzmpop":           `timeout:double numkeys:integer key:key... where=(MIN | MAX) [COUNT count:integer]`,
+	"bzpopmax":         `key:key... timeout:double`,
+	"bzpopmin":         `key:key... timeout:double`,
+	"client|kill":      `filter=(old-format{deprecated 2.8.12, display "ip:port"} | new-format=([ID client-id:integer{2.8.12}] | [client-type=TYPE (NORMAL | MASTER{3.2.0} | SLAVE | REPLICA{5.0.0} | PUBSUB){2.8.12}] | [USER username] | [ADDR addr{display "ip:port"}] | [LADDR laddr{6.2.0, display "ip:port"}] | [skipme=SKIPME (YES | NO)] | [MAXAGE maxage:integer{7.4.0}])...)`,
+	"client|list":      `[normal_master_replica_pubsub=TYPE (NORMAL | MASTER | REPLICA | PUBSUB){5.0.0}] [id=ID (client-id:integer...){6.2.0}]`,
+	"client|setinfo":   `attr=(LIB-NAME libname | LIB-VER libver)`,
+	"client|setname":   `connection-name`,
+	"command|docs":     `[command-name]...`,
+	"command|info":     `[command-name]...`,
+	"command|list":     `[filterby=FILTERBY (MODULE module-name | ACLCAT category | PATTERN pattern:pattern)]`,
+	"config|get":       `parameter=(parameter)...`,
+	"config|set":       `parameter_value=(parameter value)...`,
+	"copy":             `source:key destination:key [DB destination-db:integer] [REPLACE]`,
+	"decr":             `key:key`,
+	"decrby":           `key:key decrement:integer`,
+	"del":              `key:key...`,
+	"echo":             `message`,
+	"exists":           `key:key...`,
+	"expire":           `key:key seconds:integer condition=[NX | XX | GT | LT]{7.0.0}`,
+	"expireat":         `key:key unix-time-seconds:unix-time condition=[NX | XX | GT | LT]{7.0.0}`,
+	"expiretime":       `key:key`,
+	"flushall":         `async=[ASYNC{4.0.0} | SYNC{6.2.0}]`,
+	"flushdb":          `async=[ASYNC{4.0.0} | SYNC{6.2.0}]`,
+	"get":              `key:key`,
+	"getdel":           `key:key`,
+	"getex":            `key:key expiration=[EX seconds:integer | PX milliseconds:integer | EXAT unix-time-seconds:unix-time | PXAT unix-time-milliseconds:unix-time | PERSIST]`,
+	"getrange":         `key:key start:integer end:integer`,
+	"getset":           `key:key value`,
+	"hdel":             `key:key field...`,
+	"hello":            `arguments=[protover:integer [username_password=AUTH (username password)] [SETNAME clientname]]`,
+	"hexists":          `key:key field`,
+	"hexpire":          `key:key seconds:integer condition=[NX | XX | GT | LT] fields=FIELDS (numfields:integer field...)`,
+	"hexpireat":        `key:key unix-time-seconds:unix-time condition=[NX | XX | GT | LT] fields=FIELDS (numfields:integer field...)`,
+	"hexpiretime":      `key:key fields=FIELDS (numfields:integer field...)`,
+	"hget":             `key:key field`,
+	"hgetall":          `key:key`,
+	"hgetdel":          `key:key fields=FIELDS (numfields:integer field...)`,
+	"hgetex":           `key:key expiration=[EX seconds:integer | PX milliseconds:integer | EXAT unix-time-seconds:unix-time | PXAT unix-time-milliseconds:unix-time | PERSIST] fields=FIELDS (numfields:integer field...)`,
+	"hincrby":          `key:key field increment:integer`,
+	"hincrbyfloat":     `key:key field increment:double`,
+	"hkeys":            `key:key`,
+	"hlen":             `key:key`,
+	"hmget":            `key:key field...`,
+	"hmset":            `key:key field_value=(field value)...`,
+	"hpersist":         `key:key fields=FIELDS (numfields:integer field...)`,
+	"hpexpire":         `key:key milliseconds:integer condition=[NX | XX | GT | LT] fields=FIELDS (numfields:integer field...)`,
+	"hpexpireat":       `key:key unix-time-milliseconds:unix-time condition=[NX | XX | GT | LT] fields=FIELDS (numfields:integer field...)`,
+	"hpexpiretime":     `key:key fields=FIELDS (numfields:integer field...)`,
+	"hpttl":            `key:key fields=FIELDS (numfields:integer field...)`,
+	"hrandfield":       `key:key options=[count:integer [WITHVALUES]]`,
+	"hscan":            `key:key cursor:integer [MATCH pattern:pattern] [COUNT count:integer] [NOVALUES]`,
+	"hset":             `key:key field_value=(field value)...`,
+	"hsetex":           `key:key condition=[FNX | FXX] expiration=[EX seconds:integer | PX milliseconds:integer | EXAT unix-time-seconds:unix-time | PXAT unix-time-milliseconds:unix-time | KEEPTTL] fields=FIELDS (numfields:integer data=(field value)...)`,
+	"hsetnx":           `key:key field value`,
+	"hstrlen":          `key:key field`,
+	"httl":             `key:key fields=FIELDS (numfields:integer field...)`,
+	"hvals":            `key:key`,
+	"incr":             `key:key`,
+	"incrby":           `key:key increment:integer`,
+	"incrbyfloat":      `key:key increment:double`,
+	"info":             `[section]...`,
+	"keys":             `pattern:pattern`,
+	"lcs":              `key1:key key2:key#0 [LEN] [IDX] [MINMATCHLEN len:integer] [WITHMATCHLEN]`,
+	"lindex":           `key:key index:integer`,
+	"linsert":          `key:key where=(BEFORE | AFTER) pivot element`,
+	"llen":             `key:key`,
+	"lmove":            `source:key destination:key wherefrom=(LEFT | RIGHT) whereto=(LEFT | RIGHT)`,
+	"lmpop":            `numkeys:integer key:key... where=(LEFT | RIGHT) [COUNT count:integer]`,
+	"lpop":             `key:key [count:integer]{6.2.0}`,
+	"lpos":             `key:key element [RANK rank:integer] [COUNT num-matches:integer] [MAXLEN len:integer]`,
+	"lpush":            `key:key element...`,
+	"lpushx":           `key:key element...`,
+	"lrange":           `key:key start:integer stop:integer`,
+	"lrem":             `key:key count:integer element`,
+	"lset":             `key:key index:integer element`,
+	"ltrim":            `key:key start:integer stop:integer`,
+	"mget":             `key:key...`,
+	"move":             `key:key db:integer`,
+	"mset":             `key_value=(key:key value)...`,
+	"msetnx":           `key_value=(key:key value)...`,
+	"object|encoding":  `key:key`,
+	"object|freq":      `key:key`,
+	"object|idletime":  `key:key`,
+	"object|refcount":  `key:key`,
+	"persist":          `key:key`,
+	"pexpire":          `key:key milliseconds:integer condition=[NX | XX | GT | LT]{7.0.0}`,
+	"pexpireat":        `key:key unix-time-milliseconds:unix-time condition=[NX | XX | GT | LT]{7.0.0}`,
+	"pexpiretime":      `key:key`,
+	"ping":             `[message]`,
+	"psetex":           `key:key milliseconds:integer value`,
+	"pttl":             `key:key`,
+	"rename":           `key:key newkey:key`,
+	"renamenx":         `key:key newkey:key`,
+	"rpop":             `key:key [count:integer]{6.2.0}`,
+	"rpoplpush":        `source:key destination:key`,
+	"rpush":            `key:key element...`,
+	"rpushx":           `key:key element...`,
+	"sadd":             `key:key member...`,
+	"scan":             `cursor:integer [MATCH pattern:pattern] [COUNT count:integer] [TYPE type{6.0.0}]`,
+	"scard":            `key:key`,
+	"sdiff":            `key:key...`,
+	"sdiffstore":       `destination:key key:key...`,
+	"select":           `index:integer`,
+	"set":              `key:key value condition=[NX | XX]{2.6.12} [GET{6.2.0}] expiration=[EX seconds:integer{2.6.12} | PX milliseconds:integer{2.6.12} | EXAT unix-time-seconds:unix-time{6.2.0} | PXAT unix-time-milliseconds:unix-time{6.2.0} | KEEPTTL{6.0.0}]`,
+	"setex":            `key:key seconds:integer value`,
+	"setnx":            `key:key value`,
+	"setrange":         `key:key offset:integer value`,
+	"shutdown":         `nosave_save=[NOSAVE | SAVE] [NOW{7.0.0}] [FORCE{7.0.0}] [ABORT{7.0.0}]`,
+	"sinter":           `key:key...`,
+	"sintercard":       `numkeys:integer key:key... [LIMIT limit:integer]`,
+	"sinterstore":      `destination:key key:key...`,
+	"sismember":        `key:key member`,
+	"smembers":         `key:key`,
+	"smismember":       `key:key member...`,
+	"smove":            `source:key destination:key member`,
+	"spop":             `key:key [count:integer]{3.2.0}`,
+	"srandmember":      `key:key [count:integer]{2.6.0}`,
+	"srem":             `key:key member...`,
+	"sscan":            `key:key cursor:integer [MATCH pattern:pattern] [COUNT count:integer]`,
+	"strlen":           `key:key`,
+	"substr":           `key:key start:integer end:integer`,
+	"sunion":           `key:key...`,
+	"sunionstore":      `destination:key key:key...`,
+	"swapdb":           `index1:integer index2:integer`,
+	"touch":            `key:key...`,
+	"ttl":              `key:key`,
+	"type":             `key:key`,
+	"unlink":           `key:key...`,
+	"zadd":             `key:key condition=[NX | XX]{3.0.2} comparison=[GT | LT]{6.2.0} [change=CH{3.0.2}] [increment=INCR{3.0.2}] score_member=(score:double member)...`,
+	"zcard":            `key:key`,
+	"zcount":           `key:key min:double max:double`,
+	"zdiff":            `numkeys:integer key:key... [WITHSCORES]`,
+	"zdiffstore":       `destination:key numkeys:integer key:key...`,
+	"zincrby":          `key:key increment:integer member`,
+	"zinter":           `numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)] [WITHSCORES]`,
+	"zintercard":       `numkeys:integer key:key... [LIMIT limit:integer]`,
+	"zinterstore":      `destination:key numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)]`,
+	"zlexcount":        `key:key min max`,
+	"zmpop":            `numkeys:integer key:key... where=(MIN | MAX) [COUNT count:integer]`,
+	"zmscore":          `key:key member...`,
+	"zpopmax":          `key:key [count:integer]`,
+	"zpopmin":          `key:key [count:integer]`,
+	"zrandmember":      `key:key options=[count:integer [WITHSCORES]]`,
+	"zrange":           `key:key start stop sortby=[BYSCORE | BYLEX]{6.2.0} [REV{6.2.0}] [offset_count=LIMIT (offset:integer count:integer){6.2.0}] [WITHSCORES]`,
+	"zrangebylex":      `key:key min max [offset_count=LIMIT (offset:integer count:integer)]`,
+	"zrangebyscore":    `key:key min:double max:double [WITHSCORES{2.0.0}] [offset_count=LIMIT (offset:integer count:integer)]`,
+	"zrangestore":      `dst:key src:key min max sortby=[BYSCORE | BYLEX] [REV] [offset_count=LIMIT (offset:integer count:integer)]`,
+	"zrank":            `key:key member [WITHSCORE]`,
+	"zrem":             `key:key member...`,
+	"zremrangebylex":   `key:key min max`,
+	"zremrangebyrank":  `key:key start:integer stop:integer`,
+	"zremrangebyscore": `key:key min:double max:double`,
+	"zrevrange":        `key:key start:integer stop:integer [WITHSCORES]`,
+	"zrevrangebylex":   `key:key max min [offset_count=LIMIT (offset:integer count:integer)]`,
+	"zrevrangebyscore": `key:key max:double min:double [WITHSCORES] [offset_count=LIMIT (offset:integer count:integer)]`,
+	"zrevrank":         `key:key member [WITHSCORE]`,
+	"zscan":            `key:key cursor:integer [MATCH pattern:pattern] [COUNT count:integer]`,
+	"zscore":           `key:key member`,
+	"zunion":           `numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)] [WITHSCORES]`,
+	"zunionstore":      `destination:key numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)]`,
+}
+
+// variableKeyFlags are the per-call key flags of the commands whose key
+// spec is flagged variable_flags, for COMMAND GETKEYSANDFLAGS.
+var variableKeyFlags = map[string]func(args [][]byte, spec int) command.KeyFlag{
+	"set": setKeyFlags,
+}
+
+// setKeyFlags is how SET uses its key, as Redis's setGetKeys says: read
+// and written when GET returns the old value, else only overwritten.
+func setKeyFlags(args [][]byte, _ int) command.KeyFlag {
+	for _, a := range args[min(3, len(args)):] {
+		if bytes.EqualFold(a, []byte("get")) {
+			return command.KeyRW | command.KeyAccess | command.KeyUpdate
+		}
+	}
+	return command.KeyOW | command.KeyUpdate
+}
+
+// withArgs gives e and its subcommands their documented arguments and
+// variable key flags. It panics on a syntax error in commandArgs, which
+// must stop start-up like any other malformed spec.
+func withArgs(e *cmdEntry) {
+	if syntax, ok := commandArgs[e.spec.Name]; ok {
+		e.spec.Args = command.MustParseArgs(syntax)
+	}
+	e.spec.KeyFlagsFunc = variableKeyFlags[e.spec.Name]
+	for i := range e.subs {
+		withArgs(&e.subs[i])
+	}
+}
