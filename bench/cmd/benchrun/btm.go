@@ -37,6 +37,13 @@ type btmResult struct {
 	RedisLoad  loadgen.LoadResult
 	RedisMix   *loadgen.MixResult // the same mix on Redis, when it held all N keys
 	Budget     int64
+
+	// The same mix open-loop at a fixed rate, RateFraction of Cairn's
+	// saturated throughput (Mix), on both servers.
+	RateFraction float64
+	RateDuration time.Duration
+	Fixed        loadgen.MixResult
+	RedisFixed   *loadgen.MixResult
 }
 
 // redisOverheadGuess sizes the Redis sample before anything is measured:
@@ -58,6 +65,7 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 		Keys: cfg.Keys, ValueSize: cfg.ValueSize, CacheSize: s.BTMCacheSize,
 		Conns: cfg.Conns, GetRatio: cfg.GetRatio, Duration: cfg.Duration, MaxOps: cfg.MaxOps,
 		LoadConns: cfg.LoadConns, LoadBatch: cfg.LoadBatch, Budget: s.RedisBudget,
+		RateFraction: s.BTMRateFraction, RateDuration: s.BTMRateDuration,
 	}
 
 	h.logf("bigger-than-memory: Cairn with --cache-size %s; loading %d keys × %d B (%s, %.1f× the cache)",
@@ -75,6 +83,9 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 		prof = &ph
 	}
 	err = h.loadAndMix(ctx, cp, cfg, &r.Load, &r.Mix)
+	if err == nil {
+		r.Fixed, err = h.fixedRate(ctx, cp, cfg, r.RateFraction*r.Mix.OpsPerSec(), r.RateDuration)
+	}
 	if prof != nil {
 		prof.stop()
 	}
@@ -87,8 +98,8 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 	if r.Disk, err = procs.DirSize(dirOf(cp)); err != nil {
 		return err
 	}
-	h.logf("bigger-than-memory: cairn %s ops/s, GET p99 %s, peak RSS %s, files %s (%.0f B/key; %s allocated)",
-		fmtOps(r.Mix.OpsPerSec()), fmtDur(r.Mix.Get.P99), fmtBytes(r.PeakRSS), fmtBytes(r.Disk.Apparent),
+	h.logf("bigger-than-memory: cairn saturated %s ops/s; at %s ops/s GET p99 %s; peak RSS %s, files %s (%.0f B/key; %s allocated)",
+		fmtOps(r.Mix.OpsPerSec()), fmtOps(r.Fixed.OpsPerSec()), fmtDur(r.Fixed.Get.P99), fmtBytes(r.PeakRSS), fmtBytes(r.Disk.Apparent),
 		float64(r.Disk.Apparent)/float64(r.Keys), fmtBytes(r.Disk.Allocated))
 	if _, err := cp.Stop(time.Minute); err != nil {
 		return err
@@ -130,6 +141,13 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 			return fmt.Errorf("redis: %w", err)
 		}
 		r.RedisMix = &mix
+		// The same offered rate as Cairn's, not half of Redis's own maximum:
+		// the question is how each serves one given load.
+		fixed, err := h.fixedRate(ctx, rp, rcfg, r.Fixed.Rate, r.RateDuration)
+		if err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+		r.RedisFixed = &fixed
 	}
 	if r.RedisUsed, err = usedMemory(ctx, rc); err != nil {
 		return err
@@ -173,6 +191,28 @@ func (h *harness) loadAndMix(ctx context.Context, p *procs.Process, cfg loadgen.
 		return fmt.Errorf("%d of %d GETs found no value after a complete load", mix.Misses, mix.Gets)
 	}
 	return nil
+}
+
+// fixedRate runs cfg's mix open-loop at rate operations per second for d:
+// latencies from each command's scheduled send time.
+func (h *harness) fixedRate(ctx context.Context, p *procs.Process, cfg loadgen.Config, rate float64, d time.Duration) (loadgen.MixResult, error) {
+	if !(rate > 0) {
+		return loadgen.MixResult{}, fmt.Errorf("no rate for the fixed-rate mix (saturated throughput %v)", rate)
+	}
+	cfg.Rate, cfg.Duration, cfg.MaxOps = rate, d, 0
+	h.logf("bigger-than-memory: %s: the same mix open-loop at a fixed %s ops/s for %v", p.Name, fmtOps(rate), d)
+	c := loadgen.NewClient(p.Addr(), cfg.Conns)
+	defer c.Close()
+	m, err := loadgen.Mix(ctx, c, cfg)
+	if err != nil {
+		return m, fmt.Errorf("fixed-rate mix: %w", err)
+	}
+	if m.Misses > 0 {
+		return m, fmt.Errorf("%d of %d GETs found no value after a complete load", m.Misses, m.Gets)
+	}
+	h.logf("bigger-than-memory: %s at %s ops/s (asked %s; %d sends behind schedule at the end): GET p50 %s p99 %s p99.9 %s; client send lag p99 %s",
+		p.Name, fmtOps(m.OpsPerSec()), fmtOps(rate), m.Unsent, fmtDur(m.Get.P50), fmtDur(m.Get.P99), fmtDur(m.Get.P999), fmtDur(m.Lag.P99))
+	return m, nil
 }
 
 // usedMemory returns Redis's INFO memory used_memory in bytes.

@@ -158,6 +158,10 @@ func (h *harness) runAll(ctx context.Context) error {
 		switch name {
 		case "strings", "collections", "durable":
 			err = h.matrix(ctx, name)
+		case "big-collections":
+			err = h.bigCollections(ctx)
+		case "zset-churn":
+			err = h.zsetChurn(ctx)
 		case "bigger-than-memory":
 			err = h.biggerThanMemory(ctx)
 		case "restart":

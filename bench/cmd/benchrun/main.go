@@ -7,7 +7,8 @@
 //
 //	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
 //
-// Scenarios: strings, collections, durable, bigger-than-memory, restart.
+// Scenarios: strings, collections, durable, big-collections, zset-churn,
+// bigger-than-memory, restart.
 // With none named, all run. Every load is bounded in count and in time and
 // talks to loopback only; every process and directory the harness creates is
 // removed on exit, including after Ctrl-C.
@@ -33,13 +34,15 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", "big-collections", "zset-churn", "bigger-than-memory", "restart"}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
 	"collections":        "redis-benchmark LPUSH ... LRANGE_100, each once Cairn supports it",
 	"durable":            "write workloads: Cairn appendfsync always vs Redis appendonly yes + appendfsync always",
-	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), then GET/SET 90/10; RSS, disk, Redis memory",
+	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
+	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
+	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",
 	"restart":            "time from exec to first PONG with N keys on disk; Redis loading an RDB for contrast",
 }
 
@@ -55,7 +58,10 @@ type options struct {
 	btmKeys     int
 	btmCache    string
 	btmDuration time.Duration
+	btmRate     float64
 	restartKeys int
+	bcMembers   int
+	churnDur    time.Duration
 	scenarios   []string
 }
 
@@ -74,8 +80,11 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 0, "alternating rounds per redis-benchmark workload (default 3)")
 	fs.IntVar(&o.btmKeys, "btm-keys", 0, "bigger-than-memory: number of 1 KiB keys (default: 4× the block cache)")
 	fs.StringVar(&o.btmCache, "btm-cache", "", "bigger-than-memory: Cairn's --cache-size (default 64mb; 16mb --quick; 1gb --big)")
-	fs.DurationVar(&o.btmDuration, "btm-duration", 0, "bigger-than-memory: length of the GET/SET mix")
+	fs.DurationVar(&o.btmDuration, "btm-duration", 0, "bigger-than-memory: length of the saturated GET/SET mix")
+	fs.Float64Var(&o.btmRate, "btm-rate", 0, "bigger-than-memory: fixed rate of the open-loop mix, as a fraction of Cairn's saturated throughput (default 0.5)")
 	fs.IntVar(&o.restartKeys, "restart-keys", 0, "restart: number of keys on disk (default 1M; 10M with --big)")
+	fs.IntVar(&o.bcMembers, "bc-members", 0, "big-collections: members per collection (default 1M; 100k --quick)")
+	fs.DurationVar(&o.churnDur, "churn-duration", 0, "zset-churn: length of the churn (default 60s; 10s --quick)")
 	list := fs.Bool("list", false, "list the scenarios and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bench/run [flags] [scenario ...]\n\nscenarios (default: all):\n")
@@ -119,8 +128,8 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	if len(o.scenarios) == 0 {
 		o.scenarios = slices.Clone(scenarioNames)
 	}
-	if o.rounds < 0 || o.btmKeys < 0 || o.restartKeys < 0 || o.btmDuration < 0 {
-		return o, errors.New("counts and durations must not be negative")
+	if o.rounds < 0 || o.btmKeys < 0 || o.restartKeys < 0 || o.btmDuration < 0 || o.bcMembers < 0 || o.churnDur < 0 || o.btmRate < 0 || o.btmRate > 1 {
+		return o, errors.New("counts and durations must not be negative, and --btm-rate must be in (0, 1]")
 	}
 	return o, nil
 }

@@ -43,6 +43,19 @@ type settings struct {
 	BTMLoadBatch int
 	RedisBudget  int64 // Redis is loaded with the full N only below this used_memory
 
+	// Open-loop bigger-than-memory latency: the offered rate is this
+	// fraction of Cairn's closed-loop (saturated) throughput.
+	BTMRateFraction float64
+	BTMRateDuration time.Duration
+
+	// Big collections and the hot-zset churn.
+	BCMembers       int // members of each big collection
+	BCSamples       int // timed calls per read measurement
+	BCChurnSize     int // members of the hot zset
+	BCChurnDuration time.Duration
+	BCChurnConns    int // clients churning at once
+	BCChurnBatch    int // ZADD + ZREMRANGEBYRANK pairs per pipeline
+
 	// Restart.
 	RestartKeys      int
 	RestartValueSize int
@@ -64,6 +77,12 @@ func settingsFor(o options) (settings, error) {
 		BTMLoadConns:     8,
 		BTMLoadBatch:     100,
 		RedisBudget:      2 << 30,
+		BTMRateFraction:  0.5,
+		BCMembers:        1_000_000,
+		BCSamples:        20000,
+		BCChurnSize:      1000,
+		BCChurnConns:     2,
+		BCChurnBatch:     50,
 		RestartValueSize: 128,
 		RestartRounds:    3,
 	}
@@ -73,8 +92,10 @@ func settingsFor(o options) (settings, error) {
 		s.DurableRequests = map[int]int{1: 20000, 16: 50000}
 		s.RunSeconds = 2
 		s.BTMCache = "64mb"
-		s.BTMDuration = 20 * time.Second
+		s.BTMDuration = 15 * time.Second
 		s.BTMMaxOps = 20_000_000
+		s.BTMRateDuration = 10 * time.Second
+		s.BCChurnDuration = 60 * time.Second
 		s.RestartKeys = 1_000_000
 	case "quick":
 		s.Requests = map[int]int{1: 5000, 16: 20000}
@@ -83,6 +104,10 @@ func settingsFor(o options) (settings, error) {
 		s.BTMCache = "16mb"
 		s.BTMDuration = 5 * time.Second
 		s.BTMMaxOps = 2_000_000
+		s.BTMRateDuration = 3 * time.Second
+		s.BCMembers = 100_000
+		s.BCSamples = 2000
+		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
 	case "smoke":
 		s.Requests = map[int]int{1: 300, 16: 1600}
@@ -95,6 +120,12 @@ func settingsFor(o options) (settings, error) {
 		s.BTMMaxOps = 100_000
 		s.BTMConns = 8
 		s.BTMLoadConns = 2
+		s.BTMRateDuration = time.Second
+		s.BCMembers = 3000
+		s.BCSamples = 100
+		s.BCChurnSize = 100
+		s.BCChurnDuration = time.Second
+		s.BCChurnBatch = 10
 		s.RestartKeys = 2000
 		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
 	default:
@@ -105,6 +136,7 @@ func settingsFor(o options) (settings, error) {
 		s.BTMKeys = 48_000_000 // ≈ 49 GB of values, ~50 GB on disk
 		s.BTMDuration = 2 * time.Minute
 		s.BTMMaxOps = 200_000_000
+		s.BTMRateDuration = time.Minute
 		s.RestartKeys = 10_000_000
 	}
 	if o.rounds > 0 {
@@ -131,6 +163,15 @@ func settingsFor(o options) (settings, error) {
 	}
 	if o.restartKeys > 0 {
 		s.RestartKeys = o.restartKeys
+	}
+	if o.btmRate > 0 {
+		s.BTMRateFraction = o.btmRate
+	}
+	if o.bcMembers > 0 {
+		s.BCMembers = o.bcMembers
+	}
+	if o.churnDur > 0 {
+		s.BCChurnDuration = o.churnDur
 	}
 	return s, nil
 }

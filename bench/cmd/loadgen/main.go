@@ -6,8 +6,10 @@
 //
 // It loads --keys keys of --value-size random bytes (skipped with
 // --skip-load), then runs a uniform random GET/SET mix from --conns clients
-// and prints throughput and latency percentiles. It exits non-zero if any
-// command fails or, after a load, if any GET misses.
+// and prints throughput and latency percentiles: closed-loop (as fast as
+// replies come back), or with --rate open-loop at that many operations per
+// second, latencies measured from each command's scheduled send time. It
+// exits non-zero if any command fails or, after a load, if any GET misses.
 package main
 
 import (
@@ -41,11 +43,15 @@ func run() error {
 	getPct := flag.Float64("get-percent", 90, "percentage of GETs in the mix")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "length of the mix")
 	flag.Int64Var(&cfg.MaxOps, "max-ops", 20_000_000, "stop the mix after this many operations (0: no cap)")
+	flag.Float64Var(&cfg.Rate, "rate", 0, "open-loop: offer this many operations per second in all (0: closed-loop)")
 	seed := flag.Uint64("seed", 0, "random seed (0: from the clock)")
 	skipLoad := flag.Bool("skip-load", false, "do not load; run the mix against keys already there")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if cfg.Rate < 0 {
+		return fmt.Errorf("--rate %v is negative", cfg.Rate)
 	}
 	if *getPct < 0 || *getPct > 100 {
 		return fmt.Errorf("--get-percent %v is not in [0, 100]", *getPct)
@@ -76,10 +82,21 @@ func run() error {
 	}
 	fmt.Printf("mix: GET/SET %.0f/%.0f, %d clients, %v: %.0f ops/s (%d GETs, %d SETs, %d misses)\n",
 		cfg.GetRatio*100, 100-cfg.GetRatio*100, cfg.Conns, m.Elapsed.Round(time.Millisecond), m.OpsPerSec(), m.Gets, m.Sets, m.Misses)
-	for _, l := range []struct {
+	lats := []struct {
 		name string
 		lat  loadgen.Latency
-	}{{"GET", m.Get}, {"SET", m.Set}, {"all", m.All}} {
+	}{{"GET", m.Get}, {"SET", m.Set}, {"all", m.All}}
+	if cfg.Rate > 0 {
+		fmt.Printf("  open-loop at %.0f ops/s offered; latencies from the scheduled send times; %d sends behind schedule at the end\n", cfg.Rate, m.Unsent)
+		lats = append(lats, struct {
+			name string
+			lat  loadgen.Latency
+		}{"GET from send", m.GetSent}, struct {
+			name string
+			lat  loadgen.Latency
+		}{"client lag", m.Lag})
+	}
+	for _, l := range lats {
 		fmt.Printf("  %-3s p50 %v  p99 %v  p99.9 %v  max %v\n", l.name, l.lat.P50, l.lat.P99, l.lat.P999, l.lat.Max)
 	}
 	if !*skipLoad && m.Misses > 0 {

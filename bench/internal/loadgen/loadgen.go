@@ -3,6 +3,16 @@
 // uniform random GET/SET mix and reports throughput and latency percentiles
 // from HdrHistograms.
 //
+// The mix runs in one of two ways. Closed-loop (Config.Rate zero), every
+// client sends its next command as soon as the last reply arrives: that
+// finds the server's saturated throughput, but its latencies are mostly
+// time spent queued behind the other clients. Open-loop (Config.Rate set),
+// the clients together send a fixed number of commands per second on a
+// schedule, and each latency runs from the command's scheduled send time,
+// not from when it was actually sent: a stall that delays later commands
+// counts against every one of them instead of silently thinning the sample
+// ("coordinated omission", the method of wrk2 and HdrHistogram).
+//
 // Values are random bytes on purpose: a compressible value would let Pebble's
 // block compression shrink the data below the cache size and the "bigger
 // than memory" case would quietly stop being one.
@@ -16,6 +26,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -35,7 +46,12 @@ type Config struct {
 	GetRatio float64       // fraction of the mix that is GET (the rest SET)
 	Duration time.Duration // the mix stops after this long...
 	MaxOps   int64         // ...or after this many operations, whichever is first (0: no cap)
-	Seed     uint64
+	// Rate, when positive, makes the mix open-loop: Rate operations per
+	// second in all, each client sending every Conns/Rate seconds with the
+	// clients' schedules spread evenly. Zero: closed-loop, as fast as the
+	// replies come back.
+	Rate float64
+	Seed uint64
 
 	// Progress, if set, receives a line now and then while loading.
 	Progress func(format string, args ...any)
@@ -160,6 +176,17 @@ type MixResult struct {
 	All     Latency
 	Get     Latency
 	Set     Latency
+	// Open-loop runs only. Rate is the rate asked for. GetSent is GET's
+	// latency from the moment the command actually went out, without the
+	// wait for its scheduled slot: the service time plus the round trip.
+	// Lag is how late the load generator itself woke to send a command
+	// that was due and whose connection was free: time the client, not the
+	// server, lost (Get includes it). Unsent counts scheduled sends still
+	// pending at the end: the server fell behind.
+	Rate    float64
+	GetSent Latency
+	Lag     Latency
+	Unsent  int64
 }
 
 // OpsPerSec is the mix's throughput.
@@ -172,32 +199,66 @@ const (
 	histSig = 3
 )
 
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSig) }
+// Recorder collects the latencies of one kind of operation in an
+// HdrHistogram (1 µs to 60 s, three significant figures). It is not safe
+// for concurrent use: give each goroutine its own and Merge them.
+type Recorder struct{ h *hdrhistogram.Histogram }
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder() *Recorder { return &Recorder{h: hdrhistogram.New(histMin, histMax, histSig)} }
+
+// Record adds one latency, clamped to the histogram's range.
+func (r *Recorder) Record(d time.Duration) {
+	_ = r.h.RecordValue(min(max(d.Microseconds(), histMin), histMax))
+}
+
+// Merge adds every latency recorded by o.
+func (r *Recorder) Merge(o *Recorder) { r.h.Merge(o.h) }
+
+// Latency returns the percentiles recorded so far.
+func (r *Recorder) Latency() Latency {
+	h := r.h
+	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+	return Latency{
+		Count: h.TotalCount(),
+		P50:   us(h.ValueAtQuantile(50)),
+		P99:   us(h.ValueAtQuantile(99)),
+		P999:  us(h.ValueAtQuantile(99.9)),
+		Max:   us(h.Max()),
+	}
+}
 
 // Mix runs cfg.Conns clients, each issuing one command at a time against a
 // uniformly random key in [0, cfg.Keys): GET with probability cfg.GetRatio,
-// else SET of a fresh random value. Any error reply or I/O error ends the
-// run with that error: a measurement with failures in it is not one.
+// else SET of a fresh random value; closed-loop, or open-loop at cfg.Rate.
+// Any error reply or I/O error ends the run with that error: a measurement
+// with failures in it is not one.
 func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
-	if cfg.Keys <= 0 || cfg.Conns <= 0 || cfg.Duration <= 0 {
-		return MixResult{}, errors.New("loadgen: Keys, Conns and Duration must be positive")
+	if cfg.Keys <= 0 || cfg.Conns <= 0 || cfg.Duration <= 0 || cfg.Rate < 0 {
+		return MixResult{}, errors.New("loadgen: Keys, Conns and Duration must be positive, Rate not negative")
 	}
 	type worker struct {
-		get, set           *hdrhistogram.Histogram
-		gets, sets, misses int64
+		get, set, getSent, lag     *Recorder
+		gets, sets, misses, unsent int64
 	}
 	workers := make([]worker, cfg.Conns)
 	var ops atomic.Int64
 	errc := make(chan error, cfg.Conns)
 	var ready, wg sync.WaitGroup
 	startGate := make(chan struct{})
+	var start time.Time // written before startGate closes
+	// Each client's interval between scheduled sends, open-loop.
+	var interval time.Duration
+	if cfg.Rate > 0 {
+		interval = time.Duration(float64(cfg.Conns) / cfg.Rate * float64(time.Second))
+	}
 	ready.Add(cfg.Conns)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			wk := &workers[w]
-			wk.get, wk.set = newHist(), newHist()
+			wk.get, wk.set, wk.getSent, wk.lag = NewRecorder(), NewRecorder(), NewRecorder(), NewRecorder()
 			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(w)+1))
 			vrng := rand.NewChaCha8(seed32(cfg.Seed^0x5eed, uint64(w)))
 			val := make([]byte, cfg.ValueSize)
@@ -210,8 +271,21 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 				return
 			}
 			<-startGate
-			deadline := time.Now().Add(cfg.Duration)
+			deadline := start.Add(cfg.Duration)
+			// Open-loop: the clients' first sends are spread over one
+			// interval so that together they send at an even pace.
+			next := start.Add(interval * time.Duration(w) / time.Duration(cfg.Conns))
+			var prevDone time.Time
 			for ctx.Err() == nil {
+				if interval > 0 && !next.After(deadline) && time.Now().After(deadline) {
+					// Still behind schedule when time is up: count what
+					// was never sent rather than run on past the end.
+					wk.unsent = int64(deadline.Sub(next)/interval) + 1
+					return
+				}
+				if interval > 0 && next.After(deadline) {
+					return
+				}
 				if cfg.MaxOps > 0 && ops.Add(1) > cfg.MaxOps {
 					return
 				}
@@ -220,7 +294,21 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 				if !isGet {
 					_, _ = vrng.Read(val)
 				}
-				t0 := time.Now()
+				var t0 time.Time
+				if interval > 0 {
+					if wait := time.Until(next); wait > 0 {
+						sleep(wait)
+					}
+					t0 = next
+					next = next.Add(interval)
+				} else {
+					t0 = time.Now()
+				}
+				sent := time.Now()
+				if interval > 0 {
+					// Due at t0, but the connection was busy until prevDone.
+					wk.lag.Record(sent.Sub(later(t0, prevDone)))
+				}
 				var err error
 				if isGet {
 					err = conn.Get(ctx, key).Err()
@@ -228,7 +316,8 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 					err = conn.Set(ctx, key, val, 0).Err()
 				}
 				now := time.Now()
-				us := max(now.Sub(t0).Microseconds(), histMin)
+				prevDone = now
+				lat := now.Sub(t0)
 				switch {
 				case isGet && errors.Is(err, redis.Nil):
 					wk.misses++
@@ -236,10 +325,11 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 					fallthrough
 				case isGet && err == nil:
 					wk.gets++
-					_ = wk.get.RecordValue(min(us, histMax))
+					wk.get.Record(lat)
+					wk.getSent.Record(now.Sub(sent))
 				case err == nil:
 					wk.sets++
-					_ = wk.set.RecordValue(min(us, histMax))
+					wk.set.Record(lat)
 				}
 				if err != nil {
 					if ctx.Err() == nil {
@@ -247,14 +337,14 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 					}
 					return
 				}
-				if now.After(deadline) {
+				if interval == 0 && now.After(deadline) {
 					return
 				}
 			}
 		}()
 	}
 	ready.Wait()
-	start := time.Now()
+	start = time.Now()
 	close(startGate)
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -265,29 +355,47 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 	if err := ctx.Err(); err != nil {
 		return MixResult{}, err
 	}
-	get, set, all := newHist(), newHist(), newHist()
-	res := MixResult{Elapsed: elapsed}
+	get, set, all, getSent, lag := NewRecorder(), NewRecorder(), NewRecorder(), NewRecorder(), NewRecorder()
+	res := MixResult{Elapsed: elapsed, Rate: cfg.Rate}
 	for _, wk := range workers {
 		get.Merge(wk.get)
 		set.Merge(wk.set)
+		getSent.Merge(wk.getSent)
+		lag.Merge(wk.lag)
 		res.Gets += wk.gets
 		res.Sets += wk.sets
 		res.Misses += wk.misses
+		res.Unsent += wk.unsent
 	}
 	all.Merge(get)
 	all.Merge(set)
-	res.All, res.Get, res.Set = latency(all), latency(get), latency(set)
+	res.All, res.Get, res.Set = all.Latency(), get.Latency(), set.Latency()
+	if cfg.Rate > 0 {
+		res.GetSent, res.Lag = getSent.Latency(), lag.Latency()
+	}
 	return res, nil
 }
 
-func latency(h *hdrhistogram.Histogram) Latency {
-	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
-	return Latency{
-		Count: h.TotalCount(),
-		P50:   us(h.ValueAtQuantile(50)),
-		P99:   us(h.ValueAtQuantile(99)),
-		P999:  us(h.ValueAtQuantile(99.9)),
-		Max:   us(h.Max()),
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sleep blocks the calling thread in nanosleep(2) for d. The runtime's
+// timers wake a goroutine through the network poller, whose epoll wait has
+// millisecond resolution: an idle client would send up to a millisecond
+// late and, measuring from the schedule, charge that to the server. d is
+// at most one client's send interval, so ctx is checked soon after.
+func sleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for {
+		var rem syscall.Timespec
+		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
+			return
+		}
+		ts = rem
 	}
 }
 

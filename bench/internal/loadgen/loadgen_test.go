@@ -1,6 +1,14 @@
 package loadgen
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,14 +36,12 @@ func TestKey(t *testing.T) {
 }
 
 func TestLatencyPercentiles(t *testing.T) {
-	h := newHist()
+	r := NewRecorder()
 	// 1000 values: 1..1000 µs.
 	for v := int64(1); v <= 1000; v++ {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
+		r.Record(time.Duration(v) * time.Microsecond)
 	}
-	l := latency(h)
+	l := r.Latency()
 	near := func(got time.Duration, wantUs int64) bool {
 		d := got - time.Duration(wantUs)*time.Microsecond
 		return d >= -2*time.Microsecond && d <= 2*time.Microsecond
@@ -59,5 +65,121 @@ func TestResultRates(t *testing.T) {
 	m := MixResult{Gets: 900, Sets: 100, Elapsed: time.Second / 2}
 	if m.OpsPerSec() != 2000 {
 		t.Errorf("mix rate = %v, want 2000", m.OpsPerSec())
+	}
+}
+
+// fakeServer answers PING, HELLO (with an error), GET (with "x") and SET over RESP2 on a loopback
+// listener, holding the reply to the first GET for stall.
+func fakeServer(t *testing.T, stall time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var stalled atomic.Bool
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					args, err := readCommand(r)
+					if err != nil {
+						return
+					}
+					reply := "+OK\r\n"
+					switch strings.ToUpper(args[0]) {
+					case "PING":
+						reply = "+PONG\r\n"
+					case "HELLO": // go-redis's handshake; a RESP2-only server refuses it
+						reply = "-ERR unknown command 'HELLO'\r\n"
+					case "GET":
+						reply = "$1\r\nx\r\n"
+						if stalled.CompareAndSwap(false, true) {
+							time.Sleep(stall)
+						}
+					}
+					if _, err := io.WriteString(c, reply); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func readCommand(r *bufio.Reader) ([]string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "*")))
+	if err != nil || n < 1 {
+		return nil, fmt.Errorf("bad array header %q", line)
+	}
+	args := make([]string, n)
+	for i := range args {
+		if line, err = r.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "$")))
+		if err != nil {
+			return nil, fmt.Errorf("bad bulk header %q", line)
+		}
+		buf := make([]byte, size+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		args[i] = string(buf[:size])
+	}
+	return args, nil
+}
+
+// TestMixOpenLoopCountsStalls checks the open-loop accounting: one client
+// scheduled every millisecond meets a server that holds one reply for
+// 60 ms. Every command due during the stall is charged from its scheduled
+// time, so more than 1% of them are at least 50 ms late and p99 shows it
+// (measured from the actual send, only the one stalled command would be),
+// and every scheduled command is either sent or counted as unsent.
+func TestMixOpenLoopCountsStalls(t *testing.T) {
+	addr := fakeServer(t, 60*time.Millisecond)
+	c := NewClient(addr, 1)
+	defer c.Close()
+	cfg := Config{Keys: 10, KeyPrefix: "k:", ValueSize: 8, Conns: 1, GetRatio: 1,
+		Duration: 150 * time.Millisecond, Rate: 1000, Seed: 1}
+	m, err := Mix(context.Background(), c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sends due at 0, 1, ..., 150 ms.
+	if got := m.Gets + m.Unsent; got != 151 || m.Sets != 0 {
+		t.Errorf("%d GETs sent + %d unsent = %d, %d SETs; want 151 scheduled GETs", m.Gets, m.Unsent, got, m.Sets)
+	}
+	if m.Get.P99 < 50*time.Millisecond || m.Get.Max < 60*time.Millisecond {
+		t.Errorf("GET p99 %v, max %v: the 60 ms stall was not charged to the commands it delayed", m.Get.P99, m.Get.Max)
+	}
+	if m.GetSent.Max < 60*time.Millisecond || m.GetSent.Count != m.Gets || m.Lag.Count != m.Gets {
+		t.Errorf("from-send latency %+v, lag %+v for %d GETs", m.GetSent, m.Lag, m.Gets)
+	}
+	if m.Rate != 1000 {
+		t.Errorf("Rate = %v, want 1000", m.Rate)
+	}
+}
+
+func TestMixRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []Config{
+		{Keys: 0, Conns: 1, Duration: time.Second},
+		{Keys: 1, Conns: 0, Duration: time.Second},
+		{Keys: 1, Conns: 1, Duration: time.Second, Rate: -1},
+	} {
+		if _, err := Mix(context.Background(), nil, cfg); err == nil {
+			t.Errorf("Mix(%+v) accepted a bad config", cfg)
+		}
 	}
 }
