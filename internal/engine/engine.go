@@ -53,6 +53,14 @@ type Batch interface {
 	DeleteRange(start, end []byte) error
 	// Empty reports whether the batch holds no writes.
 	Empty() bool
+	// Len is the size of the batch's writes in bytes (about what a commit
+	// writes to the log).
+	Len() int
+	// Mark returns the batch's current point; RollbackTo(m) discards every
+	// write made since Mark returned m, so several commands can share one
+	// batch and a command that fails halfway leaves no trace in it.
+	Mark() Mark
+	RollbackTo(m Mark) error
 	// Commit applies the batch atomically; with sync it returns only once
 	// the write is durable. Concurrent synced commits share fsyncs. After an
 	// I/O error the engine cannot recover from, it and every later Commit and
@@ -62,6 +70,12 @@ type Batch interface {
 	Commit(sync bool) error
 	// Close releases the batch; a batch not committed is discarded.
 	Close() error
+}
+
+// Mark is a point in a Batch's history of writes; see Batch.Mark.
+type Mark struct {
+	size  int
+	count uint32
 }
 
 // Snapshot is a frozen, consistent view. Close it when done.
@@ -75,6 +89,10 @@ type Engine interface {
 	Reader
 	NewBatch() Batch
 	NewSnapshot() Snapshot
+	// NewView returns a consistent view that is cheaper to take and release
+	// than a snapshot (no engine-wide lock), fixed at its first read. It
+	// pins the engine's state while open: for reads within one command.
+	NewView() Snapshot
 	// SyncWAL makes every write committed so far durable.
 	SyncWAL() error
 	// Stats describes the engine for INFO, as name/value pairs.

@@ -122,3 +122,55 @@ func TestBlockCacheServesRepeatedReads(t *testing.T) {
 		t.Fatalf("block cache holds %d bytes, %d hits of 100 repeated reads", m.BlockCache.Size, m.BlockCache.Hits)
 	}
 }
+
+func TestBatchRollbackToMark(t *testing.T) {
+	p := openMem(t)
+	b := p.NewBatch()
+	defer b.Close()
+	if err := b.RollbackTo(b.Mark()); err != nil {
+		t.Fatalf("rollback of an empty batch: %v", err)
+	}
+	start := b.Mark()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(b.Set([]byte("a"), []byte("1")))
+	m := b.Mark()
+	must(b.Set([]byte("b"), []byte("2")))
+	must(b.Delete([]byte("a")))
+	must(b.DeleteRange([]byte("a"), []byte("z")))
+	must(b.RollbackTo(m))
+	if v, err := b.Get([]byte("a"), nil); err != nil || string(v) != "1" {
+		t.Fatalf("write before the mark after rollback: %q, %v", v, err)
+	}
+	if _, err := b.Get([]byte("b"), nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("write after the mark survived the rollback: %v", err)
+	}
+	// The batch keeps working: more writes, a second mark, then commit.
+	must(b.Set([]byte("c"), []byte("3")))
+	if b.Mark() == m {
+		t.Fatal("mark did not move with a write")
+	}
+	must(b.Commit(false))
+	for k, want := range map[string]string{"a": "1", "b": "", "c": "3"} {
+		v, err := p.Get([]byte(k), nil)
+		if want == "" {
+			if !errors.Is(err, ErrNotFound) {
+				t.Errorf("%s = %q, %v; want absent", k, v, err)
+			}
+		} else if err != nil || string(v) != want {
+			t.Errorf("%s = %q, %v; want %q", k, v, err, want)
+		}
+	}
+
+	b2 := p.NewBatch()
+	defer b2.Close()
+	must(b2.Set([]byte("d"), []byte("4")))
+	must(b2.RollbackTo(start))
+	if !b2.Empty() {
+		t.Fatal("rollback to the start left writes")
+	}
+}
