@@ -94,6 +94,7 @@ func run(args []string) error {
 		Sync:         mode,
 		Logger:       log,
 		ReapInterval: time.Second / time.Duration(cfg.Hz()),
+		KeyCacheSize: cfg.KeyCacheSize(),
 	})
 	if err != nil {
 		_ = eng.Close()

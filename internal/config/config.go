@@ -31,6 +31,7 @@ type Config struct {
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	keyCacheSize                       atomic.Int64 // bytes
 	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
 }
 
@@ -262,6 +263,9 @@ func (c *Config) LogFile() string { return *c.logFile.Load() }
 
 // CacheSize returns the size of Pebble's block cache in bytes.
 func (c *Config) CacheSize() int64 { return c.cacheSize.Load() }
+
+// KeyCacheSize returns the size of the store's key cache in bytes.
+func (c *Config) KeyCacheSize() int64 { return c.keyCacheSize.Load() }
 
 // TCPKeepAlive returns the TCP keep-alive period of client connections; 0
 // disables keep-alive.

@@ -29,6 +29,7 @@ func TestGet(t *testing.T) {
 		{"databases", "16"},
 		{"dir", absDir},
 		{"hz", "10"},
+		{"key-cache-size", "67108864"},
 		{"logfile", ""},
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},

@@ -131,6 +131,13 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.hz },
 	},
 	{
+		// Not a Redis setting: the memory kept for recently used keys'
+		// metadata records (and small string values), in front of Pebble.
+		name: "key-cache-size", kind: kindMemory,
+		min: 0, max: math.MaxInt64, def: value{n: 64 << 20},
+		num: func(c *Config) *atomic.Int64 { return &c.keyCacheSize },
+	},
+	{
 		name: "logfile", kind: kindString,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.logFile },
 	},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/resp"
+	"github.com/cairndb/cairn/internal/store"
 )
 
 // client is one connection's state. Fields read by other goroutines (CLIENT
@@ -53,6 +54,14 @@ type client struct {
 	// needSync is set when a write was committed under appendfsync always
 	// without its own fsync: the next reply bytes wait for one.
 	needSync bool
+
+	// pipe is the transaction this client's pipelined writes share until
+	// it commits (see Server.runPipelined); pipeMark is where its held
+	// replies begin, pipeReplies how many there are, pipeWrites how many
+	// of those commands wrote.
+	pipe                    *store.Tx
+	pipeMark                int
+	pipeReplies, pipeWrites int
 
 	// Scratch reused by every command on this connection.
 	ctx    ctx
@@ -137,6 +146,12 @@ func (c *client) serve() {
 	defer c.nc.Close()
 	defer func() {
 		if p := recover(); p != nil {
+			// A pipeline transaction left by the panic is discarded: its
+			// writes were never acknowledged.
+			if c.pipe != nil {
+				c.pipe.Close()
+				c.pipe = nil
+			}
 			c.srv.log.Error("panic serving client; connection closed", "client", c.id, "addr", c.raddr, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
@@ -172,6 +187,7 @@ type flushingReader struct{ c *client }
 
 func (f flushingReader) Read(p []byte) (int, error) {
 	c := f.c
+	c.srv.commitPipeline(c)
 	if c.w.Buffered() > 0 {
 		if err := c.w.Flush(); err != nil {
 			return 0, err

@@ -75,11 +75,10 @@ func (s *Server) register(e *cmdEntry) {
 // dispatch runs one command: lookup, arity, authentication, locking, the
 // handler, and the commit, in that order, the same for every command.
 func (s *Server) dispatch(c *client, args [][]byte) {
-	w := c.w
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		c.setLastCmd("")
-		s.replyError(w, unknownCommand(args))
+		s.reject(c, unknownCommand(args))
 		return
 	}
 	// A container with a second argument is that subcommand; alone, it is
@@ -90,7 +89,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 			// Redis knows no command here, so no command's statistics
 			// count the rejection and CLIENT LIST shows cmd=NULL.
 			c.setLastCmd("")
-			s.replyError(w, "ERR unknown subcommand '"+truncate(cstr(string(args[1])), 128)+"'. Try "+strings.ToUpper(spec.Name)+" HELP.")
+			s.reject(c, "ERR unknown subcommand '"+truncate(cstr(string(args[1])), 128)+"'. Try "+strings.ToUpper(spec.Name)+" HELP.")
 			return
 		}
 		spec = sub
@@ -101,12 +100,12 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	c.setLastCmd(spec.Name)
 	if !spec.CheckArity(len(args)) {
 		e.stats.rejected.Add(1)
-		s.replyError(w, "ERR wrong number of arguments for '"+spec.Name+"' command")
+		s.reject(c, "ERR wrong number of arguments for '"+spec.Name+"' command")
 		return
 	}
 	if spec.Flags&command.NoAuth == 0 && c.authRequired() {
 		e.stats.rejected.Add(1)
-		s.replyError(w, "NOAUTH Authentication required.")
+		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
 	c.lastCmdAt.Store(time.Now().UnixMilli())
@@ -125,16 +124,32 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
 }
 
+// reject answers a command that does not run with an error. A pipeline
+// transaction commits first, so that the replies it holds stay exactly its
+// own commands' (see failPipeline).
+func (s *Server) reject(c *client, msg string) {
+	s.commitPipeline(c)
+	s.replyError(c.w, msg)
+}
+
 // execute runs a command once: it opens the store transaction the spec
 // calls for, runs the handler, commits, and wakes clients blocked on the
 // keys the commit changed. It returns whether the reply was an error, and
 // the handler's block request when it found nothing to serve.
+//
+// Consecutive plain writes from one client's pipeline share a transaction
+// (see joinPipeline), committed once before the client's replies go out.
 func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, woken bool) (failed bool, blocked *blockRequest) {
 	w := c.w
 	// The ctx and key buffers live in the client, so a command allocates
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
+	if spec.Flags&(command.Write|command.LockAll|command.Blocking) == command.Write {
+		s.runPipelined(c, spec, e, args)
+		return x.failed, nil
+	}
+	s.commitPipeline(c)
 	// A handler that panics must not leave its keys locked: the connection
 	// dies (conn.serve recovers), the transaction is released here.
 	defer func() {
@@ -147,12 +162,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
 	case spec.Flags&command.Write != 0:
-		c.keyIdx = spec.AppendKeyIndices(c.keyIdx[:0], args)
-		c.keys = c.keys[:0]
-		for _, k := range c.keyIdx {
-			c.keys = append(c.keys, args[k])
-		}
-		x.tx = s.st.Begin(c.keys)
+		x.tx = s.st.Begin(c.commandKeys(spec, args))
 	case spec.Flags&command.ReadOnly != 0:
 		// Commands reading several keys read them from one snapshot.
 		x.tx = s.st.Read(spec.Last != spec.First || spec.Flags&command.MovableKeys != 0)
@@ -173,9 +183,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 				x.internalError(err)
 			} else {
 				c.needSync = c.needSync || x.tx.SyncPending
-				for _, t := range x.tx.Touched {
-					s.blocked.signal(t.DB, t.Key)
-				}
+				x.tx.EachTouched(s.blocked.signal)
 			}
 		}
 		w.Release()
@@ -185,6 +193,106 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		x.tx = nil
 	}
 	return x.failed, x.blocked
+}
+
+// commandKeys lists the keys of a command, in the client's scratch space.
+func (c *client) commandKeys(spec *command.Spec, args [][]byte) [][]byte {
+	c.keyIdx = spec.AppendKeyIndices(c.keyIdx[:0], args)
+	c.keys = c.keys[:0]
+	for _, k := range c.keyIdx {
+		c.keys = append(c.keys, args[k])
+	}
+	return c.keys
+}
+
+// Limits on what one pipeline transaction gathers before it commits: its
+// locks keep other clients off its keys, and its replies wait for it.
+const (
+	maxPipelineCommands = 256
+	maxPipelineBytes    = 1 << 20
+)
+
+// runPipelined runs a plain write (not blocking, not locking everything) in
+// the client's pipeline transaction. Pebble's commit is most of a small
+// write's cost, so a pipeline of writes shares one: the transaction stays
+// open while more of the client's input is already buffered, and commits
+// before the next command of another kind, before the client's input runs
+// out (flushingReader), or when it grows past the limits above. The
+// replies are held until then, so nothing is acknowledged uncommitted.
+//
+// The transaction gains each command's locks without waiting (Tx.TryLock);
+// if another transaction holds one, this one commits first and the command
+// starts a new one, so no client ever waits for a lock while holding one.
+// A command that fails has its writes rolled back (Tx.RollbackCommand),
+// which leaves the other commands' writes in place: each command is still
+// atomic on its own.
+func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [][]byte) {
+	x := &c.ctx
+	keys := c.commandKeys(spec, args)
+	if c.pipe != nil && !c.pipe.TryLock(keys) {
+		s.commitPipeline(c)
+	}
+	if c.pipe == nil {
+		c.pipe = s.st.Begin(keys)
+		c.pipe.DeferSync()
+		c.pipeMark = c.w.Hold()
+	}
+	x.tx = c.pipe
+	mark := x.tx.StartCommand()
+	e.run(x)
+	x.tx = nil
+	c.pipeReplies++
+	if x.failed {
+		if err := c.pipe.RollbackCommand(mark); err != nil {
+			s.failPipeline(c, err)
+			return
+		}
+	} else {
+		c.pipeWrites++
+	}
+	if c.r.Buffered() == 0 || c.pipeReplies >= maxPipelineCommands || c.pipe.Size() >= maxPipelineBytes {
+		s.commitPipeline(c)
+	}
+}
+
+// commitPipeline commits the client's pipeline transaction, if it has one,
+// wakes the clients blocked on the keys it changed and lets its replies go.
+func (s *Server) commitPipeline(c *client) {
+	tx := c.pipe
+	if tx == nil {
+		return
+	}
+	if c.pipeWrites > 0 {
+		if err := tx.Commit(); err != nil {
+			s.failPipeline(c, err)
+			return
+		}
+		c.needSync = c.needSync || tx.SyncPending
+		tx.EachTouched(s.blocked.signal)
+	}
+	s.endPipeline(c)
+}
+
+// failPipeline reports that the pipeline transaction could not be written:
+// nothing of it was committed, so every reply it held becomes the error.
+func (s *Server) failPipeline(c *client, err error) {
+	c.w.Truncate(c.pipeMark)
+	s.log.Error("commit failed", "client", c.id, "commands", c.pipeReplies, "err", err)
+	msg := "ERR " + err.Error()
+	if errors.Is(err, store.ErrEngineFailed) {
+		msg = "MISCONF Errors writing to the AOF file: " + err.Error()
+	}
+	for range c.pipeReplies {
+		s.replyError(c.w, msg)
+	}
+	s.endPipeline(c)
+}
+
+func (s *Server) endPipeline(c *client) {
+	c.pipe.Close()
+	c.pipe = nil
+	c.pipeWrites, c.pipeReplies = 0, 0
+	c.w.Release()
 }
 
 // waitAndRetry parks a client whose blocking command found nothing, and runs

@@ -86,7 +86,7 @@ func startFaultyServer(t *testing.T, fault *diskFault, settings ...string) (*tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond})
+	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +191,27 @@ func TestWritesFailWithErrorRepliesWhenTheDiskFails(t *testing.T) {
 					err := c.Do(ctx, w...).Err()
 					if !failedWrite(t, fmt.Sprint(w...), err) {
 						t.Fatalf("%v acknowledged after the disk failed", w)
+					}
+				}
+
+				// A pipeline of writes, which share a transaction, gets
+				// one reply per command, in order: the writes refused, the
+				// unknown command still reported as such.
+				pipe := c.Pipeline()
+				pipe.Set(ctx, "p1", "x", 0)
+				pipe.Incr(ctx, "counter")
+				pipe.Do(ctx, "NOSUCHCOMMAND")
+				pipe.Set(ctx, "p2", "y", 0)
+				cmds, _ := pipe.Exec(ctx)
+				for i, cmd := range cmds {
+					if i == 2 {
+						if err := cmd.Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR unknown command") {
+							t.Fatalf("pipelined unknown command: %v", err)
+						}
+						continue
+					}
+					if !failedWrite(t, fmt.Sprint(cmd.Args()...), cmd.Err()) {
+						t.Fatalf("pipelined %v acknowledged after the disk failed", cmd.Args())
 					}
 				}
 

@@ -47,7 +47,7 @@ func startServer(t testing.TB, settings ...string) *testServer {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond})
+	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,55 @@
 package store
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
 )
 
 // Check verifies the store's invariants against what is on disk: every db's
 // key count equals its metadata records, every deadline has its expiry
 // index entry, and every collection's size equals its sub-key count. It
 // reads everything: for tests and offline checks, not for a live server
-// under load (it takes every lock).
+// under load (it takes every lock). It also verifies that the key cache
+// agrees with the engine.
 func Check(s *Store) error {
 	if err := checkKeys(s); err != nil {
 		return err
 	}
+	if err := checkKeyCache(s); err != nil {
+		return err
+	}
 	return CheckHashFields(s)
+}
+
+// checkKeyCache compares every cached metadata record with the engine's.
+func checkKeyCache(s *Store) error {
+	if s.keys == nil {
+		return nil
+	}
+	tx := s.BeginAll()
+	defer tx.Close()
+	for i := range s.keys.shards {
+		sh := &s.keys.shards[i]
+		sh.mu.Lock()
+		for mk, e := range sh.m {
+			raw, err := s.eng.Get([]byte(mk), nil)
+			found := err == nil
+			if err != nil && !errors.Is(err, engine.ErrNotFound) {
+				sh.mu.Unlock()
+				return err
+			}
+			if found != e.found || !bytes.Equal(raw, e.raw) {
+				sh.mu.Unlock()
+				return fmt.Errorf("key cache: %q cached as (%t, %x), engine has (%t, %x)", mk, e.found, e.raw, found, raw)
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return nil
 }
 
 func checkKeys(s *Store) error {

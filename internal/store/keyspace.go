@@ -374,6 +374,7 @@ func (tx *Tx) FlushDB(db int) error {
 	// them when they come due and find no key.
 	tx.clearCounts(pdb)
 	tx.cache.valid = false
+	tx.flushed = true
 	return nil
 }
 
@@ -391,6 +392,7 @@ func (tx *Tx) FlushAll() error {
 		tx.clearCounts(uint16(pdb))
 	}
 	tx.cache.valid = false
+	tx.flushed = true
 	return nil
 }
 

@@ -72,6 +72,9 @@ type Options struct {
 	Logger *slog.Logger
 	// ReapInterval is how often the expiry reaper runs (hz); 0 means 100ms.
 	ReapInterval time.Duration
+	// KeyCacheSize is the memory, in bytes, for recently used metadata
+	// records (see keyCache); 0 means no cache.
+	KeyCacheSize int64
 }
 
 // Store is an open data model over an engine.
@@ -88,7 +91,9 @@ type Store struct {
 	counts []atomic.Pointer[shardCounts]
 
 	versions versionLease
-	sync     atomic.Int32
+	// keys caches metadata records; nil when disabled.
+	keys *keyCache
+	sync      atomic.Int32
 	// writes counts commits since the last WAL sync (everysec).
 	writes atomic.Int64
 
@@ -145,6 +150,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		log:       o.Logger,
 		counts:    make([]atomic.Pointer[shardCounts], MaxDatabases),
 		stop:      make(chan struct{}),
+		keys:      newKeyCache(o.KeyCacheSize),
 	}
 	s.sync.Store(int32(o.Sync))
 	s.access.startMs = o.Now().UnixMilli()

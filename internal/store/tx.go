@@ -40,31 +40,135 @@ type Tx struct {
 	locked  [stripeCount / 64]uint64
 
 	deltas []countDelta
+	// cmdDeltas is where the running command's entries in deltas begin:
+	// addCount merges only within one command, so that RollbackCommand can
+	// cut the command's off.
+	cmdDeltas int
 	// pendingDBMap is the logical→physical db map SWAPDB installs at commit.
 	pendingDBMap []uint16
-	// Touched lists the keys this Tx modified (for WATCH, notifications
-	// and blocked clients).
-	Touched []TouchedKey
+	// touched lists the keys this Tx modified (for WATCH, notifications
+	// and blocked clients), their bytes copied into touchBuf: a Tx shared
+	// by pipelined commands outlives each command's arguments.
+	touched  []touchedKey
+	touchBuf []byte
 
 	// cache holds the last metadata record read or written, so a command's
 	// read-then-write of one key costs one engine read.
-	cache   metaCache
+	cache metaCache
+	// metaWrites are the metadata records written so far (their bytes in
+	// metaBuf), which the store's key cache learns once the batch commits.
+	metaWrites []metaWrite
+	metaBuf    []byte
+	// flushed is set once the Tx range-deleted metadata records (FLUSHDB,
+	// FLUSHALL): it reads past the key cache, and the commit empties it.
+	flushed bool
+
 	keyBuf  []byte
 	keyBuf2 []byte
 	valBuf  []byte
 }
 
-// TouchedKey is a key a transaction modified. Key aliases the caller's
-// argument: valid until the command's arguments are reused.
-type TouchedKey struct {
-	DB  int
-	Key []byte
+// touchedKey is a key a transaction modified: db, and the end of its bytes
+// in touchBuf (they start where the previous key's end).
+type touchedKey struct {
+	db  int
+	end int
+}
+
+// EachTouched calls fn with every key the Tx modified, in order (a key
+// modified twice comes twice). key is valid until the Tx is closed.
+func (tx *Tx) EachTouched(fn func(db int, key []byte)) {
+	start := 0
+	for _, t := range tx.touched {
+		fn(t.db, tx.touchBuf[start:t.end])
+		start = t.end
+	}
+}
+
+// CommandMark is where one command began in a Tx that several commands
+// share (a client's pipelined writes, committed together).
+type CommandMark struct {
+	batch                                engine.Mark
+	deltas, touched, metaWrites, metaBuf int
+	touchBuf                             int
+}
+
+// StartCommand begins the next command in tx: it sets the command's clock
+// and returns the point RollbackCommand returns to.
+func (tx *Tx) StartCommand() CommandMark {
+	tx.NowMs = tx.s.nowMs()
+	tx.cmdDeltas = len(tx.deltas)
+	return CommandMark{
+		batch:      tx.b.Mark(),
+		deltas:     len(tx.deltas),
+		touched:    len(tx.touched),
+		touchBuf:   len(tx.touchBuf),
+		metaWrites: len(tx.metaWrites),
+		metaBuf:    len(tx.metaBuf),
+	}
+}
+
+// RollbackCommand discards everything the command begun at m wrote, so that
+// a command that fails halfway leaves the Tx as it found it. An error leaves
+// the Tx unusable: close it without committing.
+func (tx *Tx) RollbackCommand(m CommandMark) error {
+	if err := tx.b.RollbackTo(m.batch); err != nil {
+		return err
+	}
+	tx.deltas = tx.deltas[:m.deltas]
+	tx.cmdDeltas = m.deltas
+	tx.touched = tx.touched[:m.touched]
+	tx.touchBuf = tx.touchBuf[:m.touchBuf]
+	tx.metaWrites = tx.metaWrites[:m.metaWrites]
+	tx.metaBuf = tx.metaBuf[:m.metaBuf]
+	tx.cache.valid = false
+	return nil
+}
+
+// TryLock adds the stripes of keys to a writing Tx's locks without waiting,
+// so the next pipelined command can join it. It reports false when another
+// transaction holds one of them: the caller then commits and closes tx
+// before waiting for the locks, so that no one ever waits while holding
+// locks and transactions cannot deadlock. Stripes taken before a refusal
+// stay with tx until it closes.
+func (tx *Tx) TryLock(keys [][]byte) bool {
+	if tx.lockAll {
+		return true
+	}
+	for _, k := range keys {
+		st := stripeOf(k)
+		if tx.locked[st/64]&(1<<(st%64)) != 0 {
+			continue
+		}
+		if !tx.s.stripes[st].TryLock() {
+			return false
+		}
+		tx.locked[st/64] |= 1 << (st % 64)
+		tx.stripes = append(tx.stripes, st)
+	}
+	return true
+}
+
+// Size is the size in bytes of what a commit would write.
+func (tx *Tx) Size() int {
+	if tx.b == nil {
+		return 0
+	}
+	return tx.b.Len()
 }
 
 type countDelta struct {
 	pdb    uint16
 	stripe uint16
 	delta  int64
+}
+
+// metaWrite locates one written metadata record in Tx.metaBuf.
+type metaWrite struct {
+	stripe         uint16
+	found          bool
+	keyEnd, rawEnd int // metaBuf[start:keyEnd] is the key, [keyEnd:rawEnd] the record
+	start          int
 }
 
 type metaCache struct {
@@ -116,7 +220,7 @@ func (s *Store) BeginAll() *Tx {
 func (s *Store) Read(consistent bool) *Tx {
 	tx := s.newTx()
 	if consistent {
-		tx.snap = s.eng.NewSnapshot()
+		tx.snap = s.eng.NewView()
 		tx.r = tx.snap
 	} else {
 		tx.r = s.eng
@@ -147,6 +251,7 @@ func (tx *Tx) Commit() error {
 	if tx.b == nil {
 		return nil
 	}
+	tx.mergeDeltas()
 	for _, d := range tx.deltas {
 		n := tx.s.shard(d.pdb)[d.stripe].Load() + d.delta
 		if err := tx.b.Set(encoding.CounterKey(d.pdb, d.stripe), encoding.AppendUint64(tx.valBuf[:0], uint64(n))); err != nil {
@@ -159,6 +264,7 @@ func (tx *Tx) Commit() error {
 	mode := SyncMode(tx.s.sync.Load())
 	syncNow := mode == SyncAlways && !tx.noSync && !tx.deferSync
 	if err := tx.b.Commit(syncNow); err != nil {
+		tx.publishMetaWrites(false)
 		tx.s.stats.CommitErrors.Add(1)
 		// The engine may have applied part of what it refused; the
 		// background loop re-reads the key counts from it.
@@ -166,6 +272,7 @@ func (tx *Tx) Commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.s.stats.Commits.Add(1)
+	tx.publishMetaWrites(true)
 	switch {
 	case mode == SyncEverySec:
 		tx.s.writes.Add(1)
@@ -206,13 +313,16 @@ func (tx *Tx) Close() {
 		tx.s.stripes[st].Unlock()
 	}
 	*tx = Tx{
-		stripes: tx.stripes[:0],
-		deltas:  tx.deltas[:0],
-		Touched: tx.Touched[:0],
-		keyBuf:  tx.keyBuf[:0],
-		keyBuf2: tx.keyBuf2[:0],
-		valBuf:  tx.valBuf[:0],
-		cache:   metaCache{key: tx.cache.key[:0], raw: tx.cache.raw[:0]},
+		stripes:    tx.stripes[:0],
+		deltas:     tx.deltas[:0],
+		touched:    tx.touched[:0],
+		touchBuf:   tx.touchBuf[:0],
+		keyBuf:     tx.keyBuf[:0],
+		keyBuf2:    tx.keyBuf2[:0],
+		valBuf:     tx.valBuf[:0],
+		cache:      metaCache{key: tx.cache.key[:0], raw: tx.cache.raw[:0]},
+		metaWrites: tx.metaWrites[:0],
+		metaBuf:    tx.metaBuf[:0],
 	}
 	txPool.Put(tx)
 }
@@ -237,24 +347,114 @@ func (tx *Tx) checkWrite(key []byte) error {
 	return nil
 }
 
-// rawMeta reads the metadata record of (pdb, key), expired or not.
+// rawMeta reads the metadata record of (pdb, key), expired or not: from the
+// Tx's own last read or write, else the store's key cache, else the engine.
 func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool, err error) {
 	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], pdb, key)
 	mk = tx.keyBuf
 	if tx.cache.valid && string(tx.cache.key) == string(mk) {
 		return mk, tx.cache.raw, tx.cache.found, nil
 	}
+	// The key cache holds the latest committed state: right for a writer
+	// (unless this Tx wrote the record itself) and for an unpinned reader,
+	// wrong for a snapshot.
+	kc := tx.s.keys
+	useCache := kc != nil && tx.snap == nil && !tx.flushed && !tx.wroteMeta(mk)
+	var stripe uint16
+	var gen uint64
+	if useCache {
+		stripe = stripeOf(key)
+		var ok bool
+		tx.cache.raw, found, ok, gen = kc.lookup(stripe, mk, tx.cache.raw[:0])
+		if ok {
+			tx.cache.valid, tx.cache.found = true, found
+			tx.cache.key = append(tx.cache.key[:0], mk...)
+			return mk, tx.cache.raw, found, nil
+		}
+	}
 	v, err := tx.r.Get(mk, tx.cache.raw[:0])
 	switch {
 	case errors.Is(err, engine.ErrNotFound):
 		tx.cache.set(mk, nil, false)
+		if useCache {
+			kc.fill(stripe, gen, mk, nil, false)
+		}
 		return mk, nil, false, nil
 	case err != nil:
 		tx.cache.valid = false
 		return mk, nil, false, err
 	}
 	tx.cache.set(mk, v, true)
+	if useCache {
+		kc.fill(stripe, gen, mk, v, true)
+	}
 	return mk, tx.cache.raw, true, nil
+}
+
+// wroteMeta reports whether this Tx has written the metadata record mk.
+func (tx *Tx) wroteMeta(mk []byte) bool {
+	for _, w := range tx.metaWrites {
+		if string(tx.metaBuf[w.start:w.keyEnd]) == string(mk) {
+			return true
+		}
+	}
+	return false
+}
+
+// setMeta and deleteMeta write a metadata record into the batch and note it
+// for the key cache.
+func (tx *Tx) setMeta(mk, key, raw []byte) error {
+	if err := tx.b.Set(mk, raw); err != nil {
+		return err
+	}
+	tx.cache.set(mk, raw, true)
+	tx.noteMetaWrite(mk, key, raw, true)
+	return nil
+}
+
+func (tx *Tx) deleteMeta(mk, key []byte) error {
+	if err := tx.b.Delete(mk); err != nil {
+		return err
+	}
+	tx.cache.set(mk, nil, false)
+	tx.noteMetaWrite(mk, key, nil, false)
+	return nil
+}
+
+func (tx *Tx) noteMetaWrite(mk, key, raw []byte, found bool) {
+	if tx.s.keys == nil {
+		return
+	}
+	w := metaWrite{stripe: stripeOf(key), found: found, start: len(tx.metaBuf)}
+	tx.metaBuf = append(tx.metaBuf, mk...)
+	w.keyEnd = len(tx.metaBuf)
+	tx.metaBuf = append(tx.metaBuf, raw...)
+	w.rawEnd = len(tx.metaBuf)
+	tx.metaWrites = append(tx.metaWrites, w)
+}
+
+// publishMetaWrites tells the key cache what a commit did: the records it
+// wrote after a success, that they are unknown after a failure (the engine
+// may have applied part of the batch). The stripe locks are still held.
+func (tx *Tx) publishMetaWrites(committed bool) {
+	kc := tx.s.keys
+	if kc == nil {
+		return
+	}
+	if tx.flushed {
+		kc.clear()
+	}
+	for _, w := range tx.metaWrites {
+		mk := tx.metaBuf[w.start:w.keyEnd]
+		if committed {
+			kc.store(w.stripe, mk, tx.metaBuf[w.keyEnd:w.rawEnd], w.found)
+		} else {
+			kc.forget(w.stripe, mk)
+		}
+	}
+	tx.metaWrites = tx.metaWrites[:0]
+	tx.metaBuf = tx.metaBuf[:0]
+	tx.flushed = false
 }
 
 func (c *metaCache) set(key, raw []byte, found bool) {
@@ -336,10 +536,9 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 		return err
 	}
 	tx.valBuf = encoding.AppendMeta(tx.valBuf[:0], m)
-	if err := tx.b.Set(mk, tx.valBuf); err != nil {
+	if err := tx.setMeta(mk, key, tx.valBuf); err != nil {
 		return err
 	}
-	tx.cache.set(mk, tx.valBuf, true)
 	tx.touch(db, key)
 	return nil
 }
@@ -416,10 +615,9 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 			return false, err
 		}
 	}
-	if err := tx.b.Delete(mk); err != nil {
+	if err := tx.deleteMeta(mk, key); err != nil {
 		return false, err
 	}
-	tx.cache.set(mk, nil, false)
 	tx.addCount(pdb, key, -1)
 	live := !old.Expired(tx.NowMs)
 	if live && db >= 0 {
@@ -477,7 +675,7 @@ func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
 
 func (tx *Tx) addCount(pdb uint16, key []byte, delta int64) {
 	st := stripeOf(key)
-	for i := range tx.deltas {
+	for i := tx.cmdDeltas; i < len(tx.deltas); i++ {
 		if d := &tx.deltas[i]; d.pdb == pdb && d.stripe == st {
 			d.delta += delta
 			return
@@ -486,8 +684,33 @@ func (tx *Tx) addCount(pdb uint16, key []byte, delta int64) {
 	tx.deltas = append(tx.deltas, countDelta{pdb: pdb, stripe: st, delta: delta})
 }
 
+// mergeDeltas sums the deltas of the same shard left by different commands
+// of a shared Tx, so each shard's counter is written once.
+func (tx *Tx) mergeDeltas() {
+	if tx.cmdDeltas == 0 {
+		return
+	}
+	slices.SortFunc(tx.deltas, func(a, b countDelta) int {
+		if a.pdb != b.pdb {
+			return int(a.pdb) - int(b.pdb)
+		}
+		return int(a.stripe) - int(b.stripe)
+	})
+	out := tx.deltas[:0]
+	for _, d := range tx.deltas {
+		if n := len(out); n > 0 && out[n-1].pdb == d.pdb && out[n-1].stripe == d.stripe {
+			out[n-1].delta += d.delta
+			continue
+		}
+		out = append(out, d)
+	}
+	tx.deltas = out
+	tx.cmdDeltas = 0
+}
+
 func (tx *Tx) touch(db int, key []byte) {
-	tx.Touched = append(tx.Touched, TouchedKey{DB: db, Key: key})
+	tx.touchBuf = append(tx.touchBuf, key...)
+	tx.touched = append(tx.touched, touchedKey{db: db, end: len(tx.touchBuf)})
 }
 
 // Version returns a new collection version.

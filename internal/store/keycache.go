@@ -1,0 +1,163 @@
+package store
+
+import (
+	"sync"
+)
+
+// keyCache keeps recently used metadata records in memory, write-through.
+// Every command starts by reading its key's metadata record (a string's
+// value is inline in it), and in Pebble that read walks the memtable's
+// skiplist and, for a key not there, the sstables' filters and blocks: most
+// of a SET's cost. The cache answers it from a map instead.
+//
+// Coherence rests on two rules:
+//   - Writers change an entry only after their batch has committed, while
+//     they still hold the key's stripe lock, so a writer that holds the lock
+//     and finds an entry finds the committed state.
+//   - Readers hold no lock. A reader that missed fills the entry only if no
+//     writer has changed the shard since before the reader read the engine
+//     (the shard's generation is unchanged); otherwise it might put back a
+//     value older than one a writer has just installed.
+//
+// Absent keys are cached too (found false), so creating a new key costs no
+// engine read either. Entries larger than maxEntry are not kept. Each shard
+// has a fixed byte budget and drops entries at random (Go's map iteration
+// order) when over it, which costs O(1) and behaves close to LRU for skewed
+// workloads.
+type keyCache struct {
+	shards      []cacheShard
+	shardBudget int
+	maxEntry    int
+}
+
+type cacheShard struct {
+	mu sync.Mutex
+	// gen counts writes to the shard; see keyCache.
+	gen   uint64
+	bytes int
+	m     map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	raw   []byte
+	found bool
+}
+
+// cacheShards is the number of shards; a key's shard is its lock stripe, so
+// writers to one shard already hold the same stripe lock.
+const cacheShards = stripeCount
+
+// entryOverhead approximates what an entry costs beyond its bytes: the map
+// slot, the string and slice headers and the allocations' rounding.
+const entryOverhead = 96
+
+// newKeyCache returns a cache of about budget bytes, or nil (no cache) for a
+// budget of zero.
+func newKeyCache(budget int64) *keyCache {
+	if budget <= 0 {
+		return nil
+	}
+	c := &keyCache{
+		shards:      make([]cacheShard, cacheShards),
+		shardBudget: int(budget / cacheShards),
+	}
+	// One entry may take at most a quarter of its shard, and never more
+	// than 4 KiB: large values would evict many small ones for one hit.
+	c.maxEntry = min(c.shardBudget/4, 4096)
+	return c
+}
+
+// lookup appends the cached record of mk to dst. ok reports a hit; gen is
+// the shard's generation, for a later fill after a miss.
+func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok bool, gen uint64) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	e, ok := sh.m[string(mk)]
+	if ok {
+		dst = append(dst[:0], e.raw...)
+	}
+	gen = sh.gen
+	sh.mu.Unlock()
+	return dst, e.found, ok, gen
+}
+
+// fill caches what a reader read from the engine, unless a writer changed
+// the shard after gen was taken.
+func (c *keyCache) fill(stripe uint16, gen uint64, mk, raw []byte, found bool) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	if sh.gen == gen {
+		c.putLocked(sh, mk, raw, found)
+	}
+	sh.mu.Unlock()
+}
+
+// store installs a committed record (found false: the key was deleted). The
+// caller holds the key's stripe lock.
+func (c *keyCache) store(stripe uint16, mk, raw []byte, found bool) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	sh.gen++
+	c.putLocked(sh, mk, raw, found)
+	sh.mu.Unlock()
+}
+
+// forget drops mk's entry, after a commit that may or may not have applied.
+func (c *keyCache) forget(stripe uint16, mk []byte) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	sh.gen++
+	if e, ok := sh.m[string(mk)]; ok {
+		sh.bytes -= entryCost(len(mk), e.raw)
+		delete(sh.m, string(mk))
+	}
+	sh.mu.Unlock()
+}
+
+// clear drops every entry (FLUSHDB, FLUSHALL).
+func (c *keyCache) clear() {
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		sh.gen++
+		clear(sh.m)
+		sh.bytes = 0
+		sh.mu.Unlock()
+	}
+}
+
+func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
+	e, had := sh.m[string(mk)]
+	if had {
+		sh.bytes -= entryCost(len(mk), e.raw)
+	}
+	if len(mk)+len(raw) > c.maxEntry {
+		if had {
+			delete(sh.m, string(mk))
+		}
+		return
+	}
+	if sh.m == nil {
+		sh.m = make(map[string]cacheEntry)
+	}
+	// Readers copy under the shard lock, so an entry's buffer may be reused.
+	e.raw = append(e.raw[:0], raw...)
+	e.found = found
+	sh.m[string(mk)] = e
+	sh.bytes += entryCost(len(mk), e.raw)
+	if sh.bytes <= c.shardBudget {
+		return
+	}
+	for k, old := range sh.m {
+		if sh.bytes <= c.shardBudget {
+			break
+		}
+		if k == string(mk) {
+			continue
+		}
+		sh.bytes -= entryCost(len(k), old.raw)
+		delete(sh.m, k)
+	}
+}
+
+func entryCost(keyLen int, raw []byte) int { return keyLen + cap(raw) + entryOverhead }
