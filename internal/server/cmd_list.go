@@ -240,12 +240,12 @@ func cmdLRange(x *ctx) {
 	if !ok {
 		return
 	}
-	items, err := x.tx.LRange(x.db(), x.arg(1), start, stop)
+	err := x.tx.LRangeEach(x.db(), x.arg(1), start, stop,
+		func(n int) { x.w.Array(n) },
+		func(item []byte) { x.w.Bulk(item) })
 	if err != nil {
 		x.storeError(err)
-		return
 	}
-	bulks(x, items)
 }
 
 func cmdLSet(x *ctx) {

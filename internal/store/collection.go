@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
@@ -22,24 +23,41 @@ type collection struct {
 	// Exists is false for a key that is absent (or expired): the first
 	// write creates it under a new version.
 	Exists bool
-	prefix map[encoding.Family][]byte
+	// prefix holds the prefixes built so far, by family (see familySlot);
+	// pbuf is their memory, starting in pmem, and vmem that of Meta.Value,
+	// so that opening a collection with a short key allocates only the
+	// collection.
+	prefix [len(encoding.SubKeyFamilies)][]byte
+	pbuf   []byte
+	pmem   [96]byte
+	vmem   [24]byte
 }
 
 // openCollection reads key as a collection of type t; an absent key yields
 // Exists false, a key of another type ErrWrongType.
 func (tx *Tx) openCollection(db int, key []byte, t encoding.Type) (*collection, error) {
-	m, ok, err := tx.typedMeta(db, key, t)
-	if err != nil {
+	c := new(collection)
+	if err := tx.initCollection(c, db, key, t); err != nil {
 		return nil, err
 	}
-	c := &collection{db: db, pdb: tx.s.phys(db), key: key, Exists: ok}
+	return c, nil
+}
+
+// initCollection is openCollection into c, which may be part of a larger
+// structure (a list's state).
+func (tx *Tx) initCollection(c *collection, db int, key []byte, t encoding.Type) error {
+	m, ok, err := tx.typedMeta(db, key, t)
+	if err != nil {
+		return err
+	}
+	c.db, c.pdb, c.key, c.Exists = db, tx.s.phys(db), key, ok
 	if ok {
-		m.Value = append([]byte(nil), m.Value...)
+		m.Value = append(c.vmem[:0], m.Value...)
 		c.Meta = m
 	} else {
 		c.Meta = encoding.Meta{Type: t}
 	}
-	return c, nil
+	return nil
 }
 
 // create gives an absent collection a fresh version, so no member of any
@@ -56,21 +74,44 @@ func (tx *Tx) create(c *collection) error {
 	c.Meta.Version = v
 	c.Meta.Size = 0
 	c.Meta.ExpireMs = 0
-	c.prefix = nil
+	c.forgetPrefixes()
 	return nil
+}
+
+// familySlot is the index of a sub-key family in collection.prefix.
+func familySlot(f encoding.Family) int {
+	for i, g := range encoding.SubKeyFamilies {
+		if g == f {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("store: %#x is not a sub-key family", f))
 }
 
 // Prefix returns the prefix of the collection's records in family f.
 func (c *collection) Prefix(f encoding.Family) []byte {
-	if p, ok := c.prefix[f]; ok {
+	i := familySlot(f)
+	if p := c.prefix[i]; p != nil {
 		return p
 	}
-	if c.prefix == nil {
-		c.prefix = map[encoding.Family][]byte{}
+	if c.pbuf == nil {
+		// Never copy a collection: the copy would build its prefixes in
+		// the same memory.
+		c.pbuf = c.pmem[:0]
 	}
-	p := encoding.AppendSubKeyPrefix(nil, f, c.pdb, c.key, c.Meta.Version)
-	c.prefix[f] = p
+	// Earlier prefixes keep the memory they were built in if pbuf grows.
+	start := len(c.pbuf)
+	c.pbuf = encoding.AppendSubKeyPrefix(c.pbuf, f, c.pdb, c.key, c.Meta.Version)
+	p := c.pbuf[start:len(c.pbuf):len(c.pbuf)]
+	c.prefix[i] = p
 	return p
+}
+
+// forgetPrefixes drops the prefixes built so far, after a version change.
+// The next ones are built after them: the old ones may still be in use.
+func (c *collection) forgetPrefixes() {
+	c.prefix = [len(c.prefix)][]byte{}
+	c.pbuf = c.pbuf[len(c.pbuf):]
 }
 
 // SubKey returns the FamilySub key of member.

@@ -41,26 +41,29 @@ const listRangeDeleteMin = 16
 
 // listState is one command's view of a list key.
 type listState struct {
-	*collection
+	collection
 	l encoding.ListMeta
 	// prefix is the FamilySub prefix of the version; nil until the list
 	// has one.
 	prefix []byte
-	kb     []byte
+	// kb holds itemKey's keys, bounds scanList's iterator bounds (in bmem
+	// when they fit).
+	kb, bounds []byte
+	bmem       [112]byte
 }
 
 // openList opens key as a list (ErrWrongType for another type).
 func (tx *Tx) openList(db int, key []byte) (*listState, error) {
-	c, err := tx.openCollection(db, key, encoding.TypeList)
-	if err != nil {
+	ls := new(listState)
+	if err := tx.initCollection(&ls.collection, db, key, encoding.TypeList); err != nil {
 		return nil, err
 	}
-	ls := &listState{collection: c}
-	if c.Exists {
-		if ls.l, err = encoding.DecodeListMeta(c.Meta.Value); err != nil {
+	if ls.Exists {
+		var err error
+		if ls.l, err = encoding.DecodeListMeta(ls.Meta.Value); err != nil {
 			return nil, fmt.Errorf("key %q: %w", key, err)
 		}
-		ls.prefix = encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, c.pdb, key, c.Meta.Version)
+		ls.prefix = ls.Prefix(encoding.FamilySub)
 	}
 	return ls, nil
 }
@@ -72,11 +75,11 @@ func (tx *Tx) ensureList(ls *listState) error {
 	if ls.prefix != nil {
 		return nil
 	}
-	if err := tx.create(ls.collection); err != nil {
+	if err := tx.create(&ls.collection); err != nil {
 		return err
 	}
 	ls.l = encoding.ListMeta{Head: encoding.ListStart, Tail: encoding.ListStart}
-	ls.prefix = encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, ls.pdb, ls.key, ls.Meta.Version)
+	ls.prefix = ls.Prefix(encoding.FamilySub)
 	return nil
 }
 
@@ -92,7 +95,7 @@ func (ls *listState) itemKey(i uint64) []byte {
 func (tx *Tx) saveList(ls *listState) error {
 	ls.Meta.Size = ls.len()
 	ls.Meta.Value = encoding.AppendListMeta(ls.Meta.Value[:0], ls.l)
-	if err := tx.save(ls.collection); err != nil {
+	if err := tx.save(&ls.collection); err != nil {
 		return err
 	}
 	if !ls.Exists {
@@ -122,8 +125,14 @@ func (tx *Tx) scanList(ls *listState, from, to uint64, reverse bool, visit func(
 	if from >= to {
 		return nil
 	}
-	lo := encoding.AppendListIndex(nil, ls.prefix, from)
-	hi := encoding.AppendListIndex(nil, ls.prefix, to)
+	// The bounds must outlive the iterator: scans never nest, so one
+	// buffer serves them all.
+	if ls.bounds == nil {
+		ls.bounds = ls.bmem[:0]
+	}
+	ls.bounds = encoding.AppendListIndex(ls.bounds[:0], ls.prefix, from)
+	ls.bounds = encoding.AppendListIndex(ls.bounds, ls.prefix, to)
+	lo, hi := ls.bounds[:len(ls.bounds)/2], ls.bounds[len(ls.bounds)/2:]
 	it, err := tx.r.NewIter(lo, hi)
 	if err != nil {
 		return err
@@ -174,10 +183,10 @@ func (tx *Tx) delRange(c *collection, start, end []byte) error {
 func (tx *Tx) dropItems(ls *listState, from, to uint64) error {
 	if to-from >= listRangeDeleteMin {
 		start := encoding.AppendListIndex(nil, ls.prefix, from)
-		return tx.delRange(ls.collection, start, ls.itemKey(to))
+		return tx.delRange(&ls.collection, start, ls.itemKey(to))
 	}
 	for i := from; i < to; i++ {
-		if err := tx.del(ls.collection, ls.itemKey(i)); err != nil {
+		if err := tx.del(&ls.collection, ls.itemKey(i)); err != nil {
 			return err
 		}
 	}
@@ -196,7 +205,7 @@ func (tx *Tx) pushItems(ls *listState, end ListEnd, items [][]byte) error {
 		}
 		for _, v := range items {
 			ls.l.Head--
-			if err := tx.set(ls.collection, ls.itemKey(ls.l.Head), v); err != nil {
+			if err := tx.set(&ls.collection, ls.itemKey(ls.l.Head), v); err != nil {
 				return err
 			}
 		}
@@ -206,7 +215,7 @@ func (tx *Tx) pushItems(ls *listState, end ListEnd, items [][]byte) error {
 		return fmt.Errorf("store: list %q has no index left above its tail", ls.key)
 	}
 	for _, v := range items {
-		if err := tx.set(ls.collection, ls.itemKey(ls.l.Tail), v); err != nil {
+		if err := tx.set(&ls.collection, ls.itemKey(ls.l.Tail), v); err != nil {
 			return err
 		}
 		ls.l.Tail++
@@ -390,7 +399,7 @@ func (tx *Tx) rotate(ls *listState, from, to ListEnd) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	if from != to && ls.len() > 1 {
-		if err := tx.del(ls.collection, ls.itemKey(i)); err != nil {
+		if err := tx.del(&ls.collection, ls.itemKey(i)); err != nil {
 			return nil, false, err
 		}
 		if from == ListLeft {
@@ -412,7 +421,7 @@ func (tx *Tx) rotate(ls *listState, from, to ListEnd) ([]byte, bool, error) {
 // LINDEX 0 miss its item).
 func (tx *Tx) listMeta(db int, key []byte) (*listState, error) {
 	if tx.b == nil && tx.snap == nil {
-		tx.snap = tx.s.eng.NewSnapshot()
+		tx.snap = tx.s.eng.NewView()
 		tx.r = tx.snap
 		tx.cache.valid = false
 	}
@@ -479,23 +488,37 @@ func listSpan(start, stop int64, size uint64) (from, to uint64, empty bool) {
 // LRange returns the items from start to stop inclusive (negative: from
 // the end) of the list at key.
 func (tx *Tx) LRange(db int, key []byte, start, stop int64) ([][]byte, error) {
-	ls, err := tx.listMeta(db, key)
-	if err != nil || !ls.Exists {
-		return nil, err
-	}
-	from, to, empty := listSpan(start, stop, ls.len())
-	if empty {
-		return nil, nil
-	}
-	a := itemArena{hint: int(min(to-from, 1<<16))}
-	err = tx.scanList(ls, ls.l.Head+from, ls.l.Head+to, false, func(_ uint64, v []byte) (bool, error) {
-		a.add(v)
-		return true, nil
-	})
-	if err != nil {
+	var a itemArena
+	err := tx.LRangeEach(db, key, start, stop,
+		func(n int) { a.hint = min(n, 1<<16) },
+		func(item []byte) { a.add(item) })
+	if err != nil || len(a.ends) == 0 {
 		return nil, err
 	}
 	return a.done(), nil
+}
+
+// LRangeEach calls size with the number of items from start to stop
+// inclusive (negative: from the end) of the list at key, 0 when it is
+// absent, then each with every one of those items in order. The items
+// stream from one state of the store in one iterator pass, never all in
+// memory; each's argument is valid only during the call. An error after
+// size was called comes from the engine (or a corrupt list).
+func (tx *Tx) LRangeEach(db int, key []byte, start, stop int64, size func(n int), each func(item []byte)) error {
+	ls, err := tx.listMeta(db, key)
+	if err != nil {
+		return err
+	}
+	from, to, empty := listSpan(start, stop, ls.len())
+	if !ls.Exists || empty {
+		size(0)
+		return nil
+	}
+	size(int(to - from))
+	return tx.scanList(ls, ls.l.Head+from, ls.l.Head+to, false, func(_ uint64, v []byte) (bool, error) {
+		each(v)
+		return true, nil
+	})
 }
 
 // LSet replaces the item at index (negative: from the end) of the list at
@@ -512,7 +535,7 @@ func (tx *Tx) LSet(db int, key []byte, index int64, value []byte) error {
 	if !ok {
 		return ErrIndexRange
 	}
-	if err := tx.set(ls.collection, ls.itemKey(ls.l.Head+p), value); err != nil {
+	if err := tx.set(&ls.collection, ls.itemKey(ls.l.Head+p), value); err != nil {
 		return err
 	}
 	// The metadata is unchanged, but the key was modified.
@@ -554,7 +577,7 @@ func (tx *Tx) LInsert(db int, key []byte, after bool, pivot, value []byte) (int6
 			return 0, fmt.Errorf("store: list %q has no index left below its head", key)
 		}
 		err = tx.scanList(ls, ls.l.Head, ls.l.Head+at, false, func(i uint64, v []byte) (bool, error) {
-			return true, tx.set(ls.collection, ls.itemKey(i-1), v)
+			return true, tx.set(&ls.collection, ls.itemKey(i-1), v)
 		})
 		ls.l.Head--
 	} else {
@@ -562,14 +585,14 @@ func (tx *Tx) LInsert(db int, key []byte, after bool, pivot, value []byte) (int6
 			return 0, fmt.Errorf("store: list %q has no index left above its tail", key)
 		}
 		err = tx.scanList(ls, ls.l.Head+at, ls.l.Tail, false, func(i uint64, v []byte) (bool, error) {
-			return true, tx.set(ls.collection, ls.itemKey(i+1), v)
+			return true, tx.set(&ls.collection, ls.itemKey(i+1), v)
 		})
 		ls.l.Tail++
 	}
 	if err != nil {
 		return 0, err
 	}
-	if err := tx.set(ls.collection, ls.itemKey(ls.l.Head+at), value); err != nil {
+	if err := tx.set(&ls.collection, ls.itemKey(ls.l.Head+at), value); err != nil {
 		return 0, err
 	}
 	if err := tx.saveList(ls); err != nil {
@@ -627,7 +650,7 @@ func (tx *Tx) LRem(db int, key []byte, count int64, value []byte) (int64, error)
 				return true, nil
 			}
 			w++
-			return true, tx.set(ls.collection, ls.itemKey(w-1), v)
+			return true, tx.set(&ls.collection, ls.itemKey(w-1), v)
 		})
 		if err == nil {
 			err = tx.dropItems(ls, ls.l.Tail-k, ls.l.Tail)
@@ -642,7 +665,7 @@ func (tx *Tx) LRem(db int, key []byte, count int64, value []byte) (int64, error)
 				return true, nil
 			}
 			w--
-			return true, tx.set(ls.collection, ls.itemKey(w+1), v)
+			return true, tx.set(&ls.collection, ls.itemKey(w+1), v)
 		})
 		if err == nil {
 			err = tx.dropItems(ls, head, head+k)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -930,6 +931,48 @@ func FuzzListRanges(f *testing.F) {
 		pos, ok := listIndex(start, size)
 		if ok != wantOK || (ok && pos != i.Uint64()) {
 			t.Fatalf("listIndex(%d, %d) = %d, %v; want %s, %v", start, size, pos, ok, i, wantOK)
+		}
+	})
+}
+
+// BenchmarkLRange100 is redis-benchmark's LRANGE_100: LRANGE mylist 0 99
+// in a reading Tx, on a list of 20,000 items of 128 bytes pushed one LPUSH
+// at a time; as a slice (LRange) and streamed as the server replies
+// (LRangeEach).
+func BenchmarkLRange100(b *testing.B) {
+	s := openBenchStore(b, 0, nil)
+	key := []byte("mylist")
+	item := [][]byte{bytes.Repeat([]byte("x"), 128)}
+	for range 20_000 {
+		benchWrite(b, s, key, func(tx *Tx) error {
+			_, err := tx.ListPush(0, key, ListLeft, item, false)
+			return err
+		})
+	}
+	b.Run("LRange", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			tx := s.Read(false)
+			items, err := tx.LRange(0, key, 0, 99)
+			tx.Close()
+			if err != nil || len(items) != 100 {
+				b.Fatalf("LRANGE = %d items, %v", len(items), err)
+			}
+		}
+	})
+	b.Run("LRangeEach", func(b *testing.B) {
+		b.ReportAllocs()
+		var n, bytes int
+		size := func(int) {}
+		each := func(v []byte) { n++; bytes += len(v) }
+		for range b.N {
+			n = 0
+			tx := s.Read(false)
+			err := tx.LRangeEach(0, key, 0, 99, size, each)
+			tx.Close()
+			if err != nil || n != 100 {
+				b.Fatalf("LRANGE = %d items, %v", n, err)
+			}
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
@@ -53,7 +54,7 @@ func (tx *Tx) setPin() {
 	if tx.b != nil || tx.snap != nil {
 		return
 	}
-	tx.snap = tx.s.eng.NewSnapshot()
+	tx.snap = tx.s.eng.NewView()
 	tx.r = tx.snap
 	tx.cache.valid = false
 }
@@ -100,6 +101,11 @@ func (tx *Tx) SAdd(db int, key []byte, members [][]byte) (int64, error) {
 		return 0, err
 	}
 	kb := newSetKeyBuf(c)
+	var ends setEnds
+	if !fresh {
+		ends = tx.watchSetEnds(c)
+		defer ends.done()
+	}
 	var added int64
 	var seen map[string]struct{}
 	if fresh && len(members) > 1 {
@@ -124,10 +130,14 @@ func (tx *Tx) SAdd(db int, key []byte, members [][]byte) (int64, error) {
 		if err := tx.set(c, k, nil); err != nil {
 			return 0, err
 		}
+		ends.touched(m)
 		added++
 	}
 	if added == 0 {
 		return 0, nil
+	}
+	if !fresh {
+		tx.s.setPops.drop(kb.prefix)
 	}
 	c.Meta.Size += uint64(added)
 	return added, tx.save(c)
@@ -141,6 +151,8 @@ func (tx *Tx) SRem(db int, key []byte, members [][]byte) (int64, error) {
 		return 0, err
 	}
 	kb := newSetKeyBuf(c)
+	ends := tx.watchSetEnds(c)
+	defer ends.done()
 	var removed int64
 	for _, m := range members {
 		k := kb.key(m)
@@ -156,11 +168,13 @@ func (tx *Tx) SRem(db int, key []byte, members [][]byte) (int64, error) {
 		if err := tx.del(c, k); err != nil {
 			return 0, err
 		}
+		ends.touched(m)
 		removed++
 	}
 	if removed == 0 {
 		return 0, nil
 	}
+	tx.s.setPops.drop(kb.prefix)
 	c.Meta.Size -= uint64(removed)
 	return removed, tx.save(c)
 }
@@ -271,6 +285,10 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 	if err := tx.del(s, sk); err != nil {
 		return false, err
 	}
+	srcEnds := tx.watchSetEnds(s)
+	srcEnds.touched(member)
+	srcEnds.done()
+	tx.s.setPops.drop(s.Prefix(encoding.FamilySub))
 	s.Meta.Size--
 	if err := tx.save(s); err != nil {
 		return false, err
@@ -284,6 +302,12 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 		return false, err
 	}
 	if !found {
+		if d.Exists {
+			dstEnds := tx.watchSetEnds(d)
+			dstEnds.touched(member)
+			dstEnds.done()
+			tx.s.setPops.drop(d.Prefix(encoding.FamilySub))
+		}
 		if err := tx.set(d, dk, nil); err != nil {
 			return false, err
 		}
@@ -599,11 +623,16 @@ func (tx *Tx) SPop(db int, key []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	var m []byte
-	if c.Meta.Size <= setReadAll {
+	switch {
+	case c.Meta.Size <= setReadAll:
 		if m, err = tx.setAtRank(c, rand.Uint64N(c.Meta.Size)); err != nil {
 			return nil, false, err
 		}
-	} else {
+	case c.Meta.Size <= setPopScanMax:
+		if m, err = tx.setPopNext(c); err != nil {
+			return nil, false, err
+		}
+	default:
 		s, err := tx.newSetSampler(c)
 		if err != nil {
 			return nil, false, err
@@ -617,8 +646,142 @@ func (tx *Tx) SPop(db int, key []byte) ([]byte, bool, error) {
 	if err := tx.del(c, c.SubKey(m)); err != nil {
 		return nil, false, err
 	}
+	ends := tx.watchSetEnds(c)
+	ends.touched(m)
+	ends.done()
 	c.Meta.Size--
 	return m, true, tx.save(c)
+}
+
+// SPOP on a set of up to setPopScanMax members draws exactly, not with
+// the sampler: one scan of the set picks a batch of k members uniformly
+// without replacement (selection sampling, Knuth's Algorithm S) in random
+// order, and the next SPOPs take them in turn. Taking the members of a
+// uniform random subset in random order is drawing uniformly without
+// replacement, so this stays exact as long as nothing else changes the
+// set's members: every other write that adds or removes one (SADD, SREM,
+// SMOVE, SPOP with a count) drops the batch, so a member in a batch is
+// always in the set. The scan costs about n/k steps per pop instead of the
+// sampler's seeks; the one SPOP in k that scans holds the key for it
+// (about 5ms at 65,536 members). A batch is only used under the key's
+// lock, by SPOP: no reader sees it. If a commit fails after SPOP took a
+// member, that member stays in the set but out of the batch until the
+// next scan.
+const (
+	setPopScanMax  = 1 << 16
+	setPopBatchMax = 16384
+	// setPopBatchBytes bounds a batch's memory (estimated from the
+	// smallest member's length), and setPopsKept the number kept: 16 MB at
+	// most. With more sets than that popped in turn, batches are evicted
+	// before they are used up and SPOP scans more often.
+	setPopBatchBytes = 256 << 10
+	setPopsKept      = 64
+)
+
+// setPopBatch is a set's next members for SPOP.
+type setPopBatch struct {
+	members [][]byte
+	next    int
+}
+
+// setPopCache keeps a store's SPOP batches of up to setPopsKept sets
+// (Store.setPops). One map rather than shards: a shard's few places would
+// thrash among a handful of sets.
+type setPopCache struct {
+	mu sync.Mutex
+	m  map[string]*setPopBatch
+}
+
+// take removes and returns the batch of the set with sub-key prefix
+// prefix, or nil.
+func (c *setPopCache) take(prefix []byte) *setPopBatch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[string(prefix)]
+	if !ok {
+		return nil
+	}
+	delete(c.m, string(prefix))
+	return e
+}
+
+// put keeps a batch, evicting another at random if the cache is full.
+func (c *setPopCache) put(prefix []byte, b *setPopBatch) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*setPopBatch, setPopsKept)
+	}
+	if _, ok := c.m[string(prefix)]; !ok && len(c.m) >= setPopsKept {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[string(prefix)] = b
+}
+
+// drop forgets the batch of a set whose members changed.
+func (c *setPopCache) drop(prefix []byte) {
+	_ = c.take(prefix)
+}
+
+// setPopNext chooses the member SPOP removes from c, a set of more than
+// setReadAll and at most setPopScanMax members, from its batch.
+func (tx *Tx) setPopNext(c *collection) ([]byte, error) {
+	prefix := c.Prefix(encoding.FamilySub)
+	b := tx.s.setPops.take(prefix)
+	if b == nil {
+		var err error
+		if b, err = tx.setPopSample(c); err != nil {
+			return nil, err
+		}
+	}
+	m := b.members[b.next]
+	b.next++
+	if b.next < len(b.members) {
+		tx.s.setPops.put(prefix, b)
+	}
+	return m, nil
+}
+
+// setPopSample scans c for a new batch: k members drawn uniformly without
+// replacement, in random order.
+func (tx *Tx) setPopSample(c *collection) (*setPopBatch, error) {
+	it, err := tx.iter(c, encoding.FamilySub, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	p := len(c.Prefix(encoding.FamilySub))
+	n := c.Meta.Size
+	ok := it.First()
+	if !ok {
+		if err := it.Error(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("set %q: size %d but no members: %w", c.key, n, encoding.ErrCorrupt)
+	}
+	k := max(1, min(n, setPopBatchMax, uint64(setPopBatchBytes/(len(it.Key())-p+16))))
+	a := setArena{out: make([][]byte, 0, k)}
+	for seen := uint64(0); ok && uint64(len(a.out)) < k; ok, seen = it.Next(), seen+1 {
+		if seen == n {
+			return nil, fmt.Errorf("set %q: more members than its size %d: %w", c.key, n, encoding.ErrCorrupt)
+		}
+		// Select with probability (members still wanted) / (members
+		// not yet seen): every k-subset is equally likely.
+		if rand.Uint64N(n-seen) < k-uint64(len(a.out)) {
+			a.add(it.Key()[p:])
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	if uint64(len(a.out)) < k {
+		return nil, fmt.Errorf("set %q: fewer members than its size %d: %w", c.key, n, encoding.ErrCorrupt)
+	}
+	rand.Shuffle(len(a.out), func(i, j int) { a.out[i], a.out[j] = a.out[j], a.out[i] })
+	return &setPopBatch{members: a.out}, nil
 }
 
 // SPopCount removes and returns up to count random distinct members of a
@@ -633,6 +796,8 @@ func (tx *Tx) SPopCount(db int, key []byte, count int64) ([][]byte, error) {
 	}
 	n := c.Meta.Size
 	k := uint64(count)
+	// The members this pops leave SPOP's batch, if any, unreliable.
+	tx.s.setPops.drop(c.Prefix(encoding.FamilySub))
 	if k >= n {
 		all, err := tx.setAll(c)
 		if err != nil {
@@ -660,7 +825,7 @@ func (tx *Tx) SPopCount(db int, key []byte, count int64) ([][]byte, error) {
 				return nil, err
 			}
 			c.Meta.Version = v
-			c.prefix = nil
+			c.forgetPrefixes()
 			kb := newSetKeyBuf(c)
 			for _, m := range kept {
 				if err := tx.set(c, kb.key(m), nil); err != nil {
@@ -669,11 +834,14 @@ func (tx *Tx) SPopCount(db int, key []byte, count int64) ([][]byte, error) {
 			}
 		} else {
 			kb := newSetKeyBuf(c)
+			ends := tx.watchSetEnds(c)
 			for _, m := range popped {
 				if err := tx.del(c, kb.key(m)); err != nil {
 					return nil, err
 				}
+				ends.touched(m)
 			}
+			ends.done()
 		}
 		c.Meta.Size = remaining
 		return popped, tx.save(c)
@@ -685,6 +853,8 @@ func (tx *Tx) SPopCount(db int, key []byte, count int64) ([][]byte, error) {
 	defer s.close()
 	s.exclude = make(map[string]struct{}, k)
 	kb := newSetKeyBuf(c)
+	ends := tx.watchSetEnds(c)
+	defer ends.done()
 	out := make([][]byte, 0, k)
 	for range k {
 		m, err := s.draw()
@@ -697,6 +867,7 @@ func (tx *Tx) SPopCount(db int, key []byte, count int64) ([][]byte, error) {
 		if err := tx.del(c, kb.key(m)); err != nil {
 			return nil, err
 		}
+		ends.touched(m)
 		out = append(out, m)
 	}
 	c.Meta.Size = remaining
@@ -865,12 +1036,16 @@ func (tx *Tx) setAtRank(c *collection, r uint64) ([]byte, error) {
 // and accepts m with probability min(1, c/B(m)). Every member whose B is at
 // least c is then drawn with the same probability: sums over W gaps vary
 // far less than single gaps, and capping at c removes the pull of big gaps
-// (after a far-away member, before a cluster). c is half the smallest
-// window sum in the sample, so few members fall below it. After 24
-// rejected attempts the draw picks one of them with weight 1/B (sampling-
-// importance-resampling). Cost: per sampler, about 25 seeks and 170 steps
-// (about 100µs on a 1,000,000-member set on disk); per attempt one seek and
-// about 30 steps; about two attempts per draw (25µs) for the shapes below.
+// (after a far-away member, before a cluster). c is three quarters of the
+// smallest window sum in the sample, so few members fall below it (the
+// figures below are the same with a half or nine tenths, which takes more
+// or fewer attempts). After 24 rejected attempts the draw picks one of
+// them with weight 1/B (sampling-importance-resampling). Cost: learning the
+// model, about 25 seeks and 170 steps (about 100µs on a 1,000,000-member
+// set on disk), which later samplers of the set mostly skip (see
+// setModelCache); per attempt two seeks, one for the landing and one for
+// the members before it, and W steps; about 1.3 attempts per draw for
+// evenly spread members.
 //
 // How uniform it is, measured by TestSetSamplerFairness over 1,000 members
 // and 100,000 draws: Pearson's chi-square per degree of freedom of the
@@ -885,14 +1060,16 @@ func (tx *Tx) setAtRank(c *collection, r uint64) ([]byte, error) {
 // equal on every modelled position (the model ran out of bits, or missed a
 // byte value) share one number, and are reached only through the windows
 // of the members before them. Sets of up to 512 members are always read
-// whole and drawn exactly.
+// whole and drawn exactly, and SPOP draws sets of up to 65,536 exactly too,
+// from batches (see setPopNext): the sampler serves SRANDMEMBER and bigger
+// sets.
 
 const (
 	setWindow       = 16
 	setDrawAttempts = 24
 	// setAcceptScale is c, the window sum below which a draw is always
 	// accepted, as a fraction of the smallest window sum sampled.
-	setAcceptScale = 0.5
+	setAcceptScale = 0.75
 	setModelProbe  = 8
 	// setFirstByteSeeks bounds the seeks that list the values of the
 	// first byte after the common prefix.
@@ -975,19 +1152,17 @@ func setRandBelow(n setPos) setPos {
 // setSampler draws random members of one big set through one iterator,
 // so all its draws see one state of the set.
 type setSampler struct {
-	it     engine.Iterator
-	plen   int    // length of the sub-key prefix
-	lcp    []byte // sub-key prefix + the members' common prefix
-	n      uint64
-	levels []setLevel
-	// seen marks the byte values of the model; below[b] counts those
-	// under b, and byRank lists them.
-	seen   [256]bool
-	below  [256]uint16
-	byRank [256]byte
-	lo, hi setPos
-	// scale is the window sum below which a draw is always accepted.
-	scale float64
+	// setModel is what the sampler knows of the members' numbers: learnt
+	// by init, or reused from an earlier sampler of the set (setModels).
+	*setModel
+	it engine.Iterator
+	// back walks from a landing towards the smaller members, so that
+	// neither iterator ever changes direction (which costs Pebble a seek
+	// of every level); opened by the first draw, over the same state.
+	back    engine.Iterator
+	newBack func() (engine.Iterator, error)
+	bkey    []byte
+	n       uint64 // the set's size
 	// exclude holds members already drawn (distinct draws).
 	exclude map[string]struct{}
 	key     []byte
@@ -997,16 +1172,160 @@ type setSampler struct {
 	cbuf  []byte
 }
 
+// setModel maps a set's members to numbers (see setSampler). Once learnt
+// it is never changed, so samplers on several goroutines can share it.
+type setModel struct {
+	plen   int    // length of the sub-key prefix
+	lcp    []byte // sub-key prefix + the members' common prefix
+	levels []setLevel
+	// seen marks the byte values of the model; below[b] counts those
+	// under b, and byRank lists them.
+	seen   [256]bool
+	below  [256]uint16
+	byRank [256]byte
+	lo, hi setPos
+	// scale is the window sum below which a draw is always accepted.
+	scale float64
+	// first and last are the smallest and largest members the model was
+	// learnt with, size the set's size then.
+	first, last []byte
+	size        uint64
+}
+
+// Learning a model costs about 25 seeks and 170 steps, several times a
+// draw, so models outlive their samplers: SPOP and SRANDMEMBER on a big set
+// reuse the model of the set's version (its sub-key prefix) that an earlier
+// command learnt. Any model gives valid draws, and one learnt from an older
+// state of the set only draws less evenly, so reuse is bounded rather than
+// exact: a model is learnt again after setModelUses samplers, or once the
+// set's size has halved or doubled, and writes forget it when they add or
+// remove a member at or beyond the ends it was learnt with (the ends fix
+// the range of its numbers; a member added past them would be drawn
+// rarely). A reader racing a writer may put back a model the writer just
+// made stale; the bounds above limit how long it serves.
+const (
+	setModelUses   = 1024
+	setModelShards = 64
+	// setModelsPerShard bounds the memory: a model takes about 2 KB.
+	setModelsPerShard = 4
+)
+
+// setModelCache holds a store's set models by sub-key prefix (Store.setModels).
+type setModelCache struct {
+	shards [setModelShards]setModelShard
+}
+
+type setModelShard struct {
+	mu sync.Mutex
+	m  map[string]*setModelEntry
+}
+
+type setModelEntry struct {
+	model *setModel
+	uses  int
+}
+
+func (c *setModelCache) shard(prefix []byte) *setModelShard {
+	return &c.shards[encoding.KeyHash(prefix)%setModelShards]
+}
+
+// get returns the model of the set with sub-key prefix prefix and n
+// members, counting a use, or nil when there is none fit to reuse.
+func (c *setModelCache) get(prefix []byte, n uint64) *setModel {
+	sh := c.shard(prefix)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.m[string(prefix)]
+	if e == nil || e.uses >= setModelUses || n > 2*e.model.size || 2*n < e.model.size {
+		return nil
+	}
+	e.uses++
+	return e.model
+}
+
+// peek returns the model of a set without counting a use.
+func (c *setModelCache) peek(prefix []byte) *setModel {
+	sh := c.shard(prefix)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.m[string(prefix)]; e != nil {
+		return e.model
+	}
+	return nil
+}
+
+func (c *setModelCache) put(prefix []byte, m *setModel) {
+	sh := c.shard(prefix)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.m == nil {
+		sh.m = make(map[string]*setModelEntry, setModelsPerShard)
+	}
+	if _, ok := sh.m[string(prefix)]; !ok && len(sh.m) >= setModelsPerShard {
+		for k := range sh.m {
+			// Go's map order is random enough to pick a victim.
+			delete(sh.m, k)
+			break
+		}
+	}
+	sh.m[string(prefix)] = &setModelEntry{model: m}
+}
+
+// forget drops the model m of a set, if it is still the one kept.
+func (c *setModelCache) forget(prefix []byte, m *setModel) {
+	sh := c.shard(prefix)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.m[string(prefix)]; e != nil && e.model == m {
+		delete(sh.m, string(prefix))
+	}
+}
+
+// setEnds watches a write to an existing set for members added or removed
+// at or beyond the ends of its kept model, and forgets the model if one
+// is. Create it before the write's first change, call touched with every
+// member added or removed, then done.
+type setEnds struct {
+	tx     *Tx
+	prefix []byte
+	m      *setModel
+	stale  bool
+}
+
+func (tx *Tx) watchSetEnds(c *collection) setEnds {
+	p := c.Prefix(encoding.FamilySub)
+	return setEnds{tx: tx, prefix: p, m: tx.s.setModels.peek(p)}
+}
+
+func (w *setEnds) touched(member []byte) {
+	if w.m != nil && !w.stale && (bytes.Compare(member, w.m.first) <= 0 || bytes.Compare(member, w.m.last) >= 0) {
+		w.stale = true
+	}
+}
+
+func (w *setEnds) done() {
+	if w.stale {
+		w.tx.s.setModels.forget(w.prefix, w.m)
+	}
+}
+
 func (tx *Tx) newSetSampler(c *collection) (*setSampler, error) {
 	it, err := tx.iter(c, encoding.FamilySub, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	s := &setSampler{it: it, plen: len(c.Prefix(encoding.FamilySub)), n: c.Meta.Size}
+	prefix := c.Prefix(encoding.FamilySub)
+	s := &setSampler{it: it, n: c.Meta.Size}
+	s.newBack = func() (engine.Iterator, error) { return tx.iter(c, encoding.FamilySub, nil, nil) }
+	if s.setModel = tx.s.setModels.get(prefix, c.Meta.Size); s.setModel != nil {
+		return s, nil
+	}
+	s.setModel = &setModel{plen: len(prefix), size: c.Meta.Size}
 	if err := s.init(c.key); err != nil {
 		s.close()
 		return nil, err
 	}
+	tx.s.setModels.put(prefix, s.setModel)
 	return s, nil
 }
 
@@ -1014,6 +1333,10 @@ func (s *setSampler) close() {
 	if s.it != nil {
 		_ = s.it.Close()
 		s.it = nil
+	}
+	if s.back != nil {
+		_ = s.back.Close()
+		s.back = nil
 	}
 }
 
@@ -1029,6 +1352,7 @@ func (s *setSampler) init(key []byte) error {
 	last := bytes.Clone(it.Key())
 	cp := s.plen + commonPrefixLen(first[s.plen:], last[s.plen:])
 	s.lcp = first[:cp]
+	s.first, s.last = first[s.plen:], last[s.plen:]
 
 	// Learn the model in two rounds: from the windows at both ends and
 	// every distinct first byte after P, then from windows at random
@@ -1244,7 +1568,6 @@ func (s *setSampler) learn(o *setObs, first, last []byte) {
 		p = next
 		s.levels = append(s.levels, lv)
 	}
-	s.digits = make([]uint64, len(s.levels))
 	s.lo, s.hi = s.pos(first), s.pos(last)
 }
 
@@ -1257,7 +1580,6 @@ func (s *setSampler) broken(key []byte) error {
 
 // pos maps a sub-key of the set to its number.
 func (s *setSampler) pos(k []byte) setPos {
-	m := k[len(s.lcp):]
 	const (
 		exact = iota
 		floor // the rest of the digits at 0
@@ -1265,6 +1587,17 @@ func (s *setSampler) pos(k []byte) setPos {
 	)
 	var p setPos
 	mode := exact
+	var m []byte
+	switch {
+	case bytes.HasPrefix(k, s.lcp):
+		m = k[len(s.lcp):]
+	case bytes.Compare(k, s.lcp) < 0:
+		// A member without the common prefix, which a model learnt
+		// before it was added may meet: below or above every number.
+		mode = floor
+	default:
+		mode = ceil
+	}
 	for d := range s.levels {
 		lv := &s.levels[d]
 		var dig uint64
@@ -1305,6 +1638,9 @@ func (s *setSampler) pos(k []byte) setPos {
 // seekKey returns the sub-key a number stands for: the bytes of its digits,
 // up to the first that says the member ends.
 func (s *setSampler) seekKey(x setPos) []byte {
+	if len(s.digits) != len(s.levels) {
+		s.digits = make([]uint64, len(s.levels))
+	}
 	for d := len(s.levels) - 1; d >= 0; d-- {
 		if r := s.levels[d].radix; r > 1 {
 			x, s.digits[d] = x.divMod(r)
@@ -1339,16 +1675,16 @@ func (s *setSampler) draw() ([]byte, error) {
 			return nil, err
 		}
 		// The chosen member is j members after the landing; the window is
-		// the setWindow gaps that end at it.
+		// the setWindow gaps that end at it: setWindow-j of them up to the
+		// landing, walked down by back, and j after it.
 		j := rand.IntN(setWindow)
-		for range setWindow - j {
-			if err := s.step(false); err != nil {
-				return nil, err
-			}
+		at := s.pos(s.it.Key())
+		sum, err := s.sumBack(at, setWindow-j)
+		if err != nil {
+			return nil, err
 		}
-		prev := s.pos(s.it.Key())
-		var sum float64
-		for range setWindow {
+		prev := at
+		for range j {
 			if err := s.step(true); err != nil {
 				return nil, err
 			}
@@ -1366,9 +1702,9 @@ func (s *setSampler) draw() ([]byte, error) {
 		if rand.Float64()*sum < s.scale {
 			return setCopy(m), nil
 		}
-		at := len(s.cbuf)
+		from := len(s.cbuf)
 		s.cbuf = append(s.cbuf, m...)
-		s.cands = append(s.cands, setCand{at, len(s.cbuf), sum})
+		s.cands = append(s.cands, setCand{from, len(s.cbuf), sum})
 	}
 	// No attempt was accepted (members whose windows vary widely): pick
 	// one of the attempts with weight 1/sum, which undoes the landing's
@@ -1404,6 +1740,38 @@ func (s *setSampler) draw() ([]byte, error) {
 		}
 	}
 	return setCopy(s.cbuf[pick.from:pick.to]), nil
+}
+
+// sumBack returns the sum of the n gaps that end at the member under the
+// iterator (numbered at), walking back from it in the cyclic order.
+func (s *setSampler) sumBack(at setPos, n int) (float64, error) {
+	if s.back == nil {
+		it, err := s.newBack()
+		if err != nil {
+			return 0, err
+		}
+		s.back = it
+	}
+	s.bkey = append(s.bkey[:0], s.it.Key()...)
+	ok := s.back.SeekLT(s.bkey)
+	var sum float64
+	for i := range n {
+		if i > 0 {
+			ok = s.back.Prev()
+		}
+		if !ok {
+			if err := s.back.Error(); err != nil {
+				return 0, err
+			}
+			if !s.back.Last() {
+				return 0, s.landingError()
+			}
+		}
+		p := s.pos(s.back.Key())
+		sum += s.gap(p, at)
+		at = p
+	}
+	return sum, nil
 }
 
 // setCand is a rejected attempt of a draw: its member in setSampler.cbuf

@@ -1212,3 +1212,326 @@ func FuzzSetScan(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSPopDrain is redis-benchmark's SPOP workload: one set of 60,000
+// "element:%012d" members, built in pipelined SADDs of 1,000, popped one
+// member per command, so the pops' tombstones pile up in the memtable as
+// they do on a server. The set is rebuilt when it runs low.
+func BenchmarkSPopDrain(b *testing.B) {
+	const size, batch = 60_000, 1_000
+	s := openBenchStore(b, 64<<20, nil)
+	key := []byte("myset")
+	fill := func() {
+		for first := 0; first < size; first += batch {
+			ms := make([][]byte, batch)
+			for i := range ms {
+				ms[i] = fmt.Appendf(nil, "element:%012d", first+i)
+			}
+			benchWrite(b, s, key, func(tx *Tx) error { _, err := tx.SAdd(0, key, ms); return err })
+		}
+	}
+	fill()
+	left := size
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if left < size/4 {
+			b.StopTimer()
+			fill()
+			left = size
+			b.StartTimer()
+		}
+		benchWrite(b, s, key, func(tx *Tx) error {
+			_, ok, err := tx.SPop(0, key)
+			if err == nil && !ok {
+				err = errors.New("empty")
+			}
+			return err
+		})
+		left--
+	}
+}
+
+// setKeptModel returns the model kept for the set at key, or nil.
+func setKeptModel(t *testing.T, s *Store, key string) *setModel {
+	t.Helper()
+	return readTx(t, s, func(tx *Tx) (*setModel, error) {
+		c, err := tx.openSet(0, []byte(key))
+		if err != nil || !c.Exists {
+			return nil, err
+		}
+		return s.setModels.peek(c.Prefix(encoding.FamilySub)), nil
+	})
+}
+
+// TestSetModelReuse checks when SPOP and SRANDMEMBER reuse the model an
+// earlier sampler learnt: a write inside the members' range keeps it, one
+// at or beyond their ends forgets it, and so does a change of size by half.
+func TestSetModelReuse(t *testing.T) {
+	s, _ := openTestStore(t)
+	name := func(i int) string { return fmt.Sprintf("m:%04d", i) }
+	setBig(t, s, "s", 1000, name)
+	randMember := func() string {
+		return string(readTx(t, s, func(tx *Tx) ([]byte, error) {
+			m, _, err := tx.SRandMember(0, []byte("s"))
+			return m, err
+		}))
+	}
+	sadd := func(ms ...string) {
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices(ms...)) })
+	}
+	srem := func(ms ...string) {
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), byteSlices(ms...)) })
+	}
+	if setKeptModel(t, s, "s") != nil {
+		t.Fatal("a model before any draw")
+	}
+	randMember()
+	m := setKeptModel(t, s, "s")
+	if m == nil || string(m.first) != name(0) || string(m.last) != name(999) {
+		t.Fatalf("model after a draw: %+v", m)
+	}
+	randMember()
+	if setKeptModel(t, s, "s") != m {
+		t.Fatal("the model was not reused")
+	}
+	sadd("m:0500x")
+	srem(name(500))
+	if setKeptModel(t, s, "s") != m {
+		t.Fatal("a write inside the range forgot the model")
+	}
+	for _, c := range []struct {
+		name  string
+		write func()
+	}{
+		{"SADD above the last", func() { sadd("z") }},
+		{"SADD below the first", func() { sadd("a") }},
+		{"SREM of the last", func() { srem("z") }},
+		{"SREM of the first", func() { srem("a") }},
+		{"SMOVE of the first away", func() {
+			writeTx(t, s, []string{"s", "t"}, func(tx *Tx) (bool, error) { return tx.SMove(0, []byte("s"), []byte("t"), []byte(name(0))) })
+		}},
+		{"SPOP of every member", func() {
+			for setKeptModel(t, s, "s") != nil {
+				writeTx(t, s, []string{"s"}, func(tx *Tx) ([]byte, error) {
+					m, _, err := tx.SPop(0, []byte("s"))
+					return m, err
+				})
+			}
+		}},
+	} {
+		randMember()
+		before := setKeptModel(t, s, "s")
+		if before == nil {
+			t.Fatalf("%s: no model after a draw", c.name)
+		}
+		c.write()
+		if after := setKeptModel(t, s, "s"); after != nil {
+			t.Fatalf("%s: the model was kept", c.name)
+		}
+	}
+	// A model is learnt again once the size has halved (to more than
+	// setReadAll members, which are drawn without a model).
+	setBig(t, s, "s", 2000, name)
+	randMember()
+	m = setKeptModel(t, s, "s")
+	var doomed []string
+	readTx(t, s, func(tx *Tx) (bool, error) {
+		return true, tx.SMembers(0, []byte("s"), func(int64) {}, func(b []byte) {
+			if n := string(b); n > string(m.first) && n < string(m.last) && len(doomed) <= int(m.size/2) {
+				doomed = append(doomed, n)
+			}
+		})
+	})
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+		// SREM by the store API keeps the ends, so only the size tells.
+		return tx.SRem(0, []byte("s"), byteSlices(doomed...))
+	})
+	if setKeptModel(t, s, "s") != m {
+		t.Fatal("removals inside the range forgot the model")
+	}
+	randMember()
+	if setKeptModel(t, s, "s") == m {
+		t.Fatal("the model was reused after the size halved")
+	}
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSetStaleModel draws with a model learnt before members were added
+// outside its range, even outside its common prefix, as a reader racing a
+// writer can leave behind: the draws stay members of the set, and those
+// members can come up.
+func TestSetStaleModel(t *testing.T) {
+	s, _ := openTestStore(t)
+	setBig(t, s, "s", 1000, func(i int) string { return fmt.Sprintf("m:%04d", i) })
+	var stale *setModel
+	var prefix []byte
+	readTx(t, s, func(tx *Tx) (bool, error) {
+		_, _, err := tx.SRandMember(0, []byte("s"))
+		c, _ := tx.openSet(0, []byte("s"))
+		prefix = bytes.Clone(c.Prefix(encoding.FamilySub))
+		stale = s.setModels.peek(prefix)
+		return true, err
+	})
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("", "a", "m:", "z", "zz")) })
+	members := map[string]bool{}
+	readTx(t, s, func(tx *Tx) (bool, error) {
+		return true, tx.SMembers(0, []byte("s"), func(int64) {}, func(m []byte) { members[string(m)] = true })
+	})
+	counts := map[string]int{}
+	for range 20 {
+		s.setModels.put(prefix, stale)
+		for range 500 {
+			m := readTx(t, s, func(tx *Tx) ([]byte, error) {
+				m, _, err := tx.SRandMember(0, []byte("s"))
+				return m, err
+			})
+			if !members[string(m)] {
+				t.Fatalf("drew %q, not a member", m)
+			}
+			counts[string(m)]++
+		}
+	}
+	// The members outside the model's range are drawn rarely (their gaps
+	// span the model's whole top), the others as evenly as ever.
+	if len(counts) < 990 {
+		t.Errorf("%d distinct members in 10,000 draws from 1,005", len(counts))
+	}
+	t.Logf("outside the range: %d %d %d %d %d", counts[""], counts["a"], counts["m:"], counts["z"], counts["zz"])
+}
+
+// TestSetPopBatch checks SPOP on a set that it draws by scanning: a batch
+// is a uniform sample (chi-square of how often each member is picked over
+// many scans), every other write that adds or removes members drops the
+// batch, and SPOP drains the set with every member exactly once.
+func TestSetPopBatch(t *testing.T) {
+	s, _ := openTestStore(t)
+	const n = 1000
+	// Members of 1 KB: the batch's byte bound makes it a sample of about
+	// 250 rather than the whole set.
+	pad := strings.Repeat("x", 1000)
+	name := func(i int) string { return fmt.Sprintf("m:%d:%s", i*i, pad) }
+	setBig(t, s, "s", n, name)
+
+	counts := map[string]int{}
+	picks, k := 0, 0
+	readTx(t, s, func(tx *Tx) (bool, error) {
+		c, err := tx.openSet(0, []byte("s"))
+		if err != nil {
+			return false, err
+		}
+		for range 400 {
+			b, err := tx.setPopSample(c)
+			if err != nil {
+				return false, err
+			}
+			k = len(b.members)
+			seen := map[string]bool{}
+			for _, m := range b.members {
+				if seen[string(m)] {
+					t.Fatalf("%.10q twice in one batch", m)
+				}
+				seen[string(m)] = true
+				counts[string(m)]++
+				picks++
+			}
+		}
+		return true, nil
+	})
+	if k < 100 || k > n/2 {
+		t.Fatalf("batches of %d members", k)
+	}
+	want := float64(picks) / n
+	chi := float64(n-len(counts)) * want
+	for _, c := range counts {
+		chi += (float64(c) - want) * (float64(c) - want) / want
+	}
+	chi /= n - 1
+	t.Logf("%d picks in batches of %d: chi-square/df %.2f", picks, k, chi)
+	// Without replacement within a batch, a fair sample's chi-square is
+	// a little below 1.
+	if chi > 1.3 {
+		t.Errorf("chi-square/df %.2f over %d picks", chi, picks)
+	}
+
+	popped := map[string]bool{}
+	spop := func() {
+		m := string(writeTx(t, s, []string{"s"}, func(tx *Tx) ([]byte, error) {
+			m, _, err := tx.SPop(0, []byte("s"))
+			return m, err
+		}))
+		if popped[m] {
+			t.Fatalf("%.10q popped twice", m)
+		}
+		popped[m] = true
+	}
+	prefix := readTx(t, s, func(tx *Tx) ([]byte, error) {
+		c, err := tx.openSet(0, []byte("s"))
+		return bytes.Clone(c.Prefix(encoding.FamilySub)), err
+	})
+	hasBatch := func() bool {
+		b := s.setPops.take(prefix)
+		if b != nil {
+			s.setPops.put(prefix, b)
+		}
+		return b != nil
+	}
+	writeTx(t, s, []string{"t"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("t"), byteSlices("moved")) })
+	added := 0
+	// unpopped returns a member still in the set.
+	unpopped := func() string {
+		for i := 0; ; i++ {
+			if !popped[name(i)] {
+				popped[name(i)] = true
+				return name(i)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		write func()
+	}{
+		{"SREM", func() {
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SRem(0, []byte("s"), byteSlices(unpopped())) })
+		}},
+		{"SADD", func() {
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), byteSlices("new")) })
+			added++
+		}},
+		{"SMOVE in", func() {
+			writeTx(t, s, []string{"t", "s"}, func(tx *Tx) (bool, error) { return tx.SMove(0, []byte("t"), []byte("s"), []byte("moved")) })
+			added++
+		}},
+		{"SMOVE out", func() {
+			writeTx(t, s, []string{"s", "t"}, func(tx *Tx) (bool, error) { return tx.SMove(0, []byte("s"), []byte("t"), []byte(unpopped())) })
+		}},
+		{"SPOP with a count", func() {
+			for _, m := range writeTx(t, s, []string{"s"}, func(tx *Tx) ([][]byte, error) { return tx.SPopCount(0, []byte("s"), 2) }) {
+				popped[string(m)] = true
+			}
+		}},
+	} {
+		spop()
+		if !hasBatch() {
+			t.Fatalf("before %s: no batch after SPOP", c.name)
+		}
+		c.write()
+		if hasBatch() {
+			t.Fatalf("%s kept the batch", c.name)
+		}
+	}
+	// Drain: SPOP reads the set whole from setReadAll members on.
+	for readTx(t, s, func(tx *Tx) (int64, error) { return tx.SCard(0, []byte("s")) }) > 0 {
+		spop()
+	}
+	if len(popped) != n+added {
+		t.Fatalf("%d members popped, want %d", len(popped), n+added)
+	}
+	for _, m := range []string{"new", "moved", name(n - 1)} {
+		if !popped[m] {
+			t.Errorf("%.10q never popped", m)
+		}
+	}
+}

@@ -93,6 +93,10 @@ type Store struct {
 	versions versionLease
 	// keys caches metadata records; nil when disabled.
 	keys *keyCache
+	// setModels and setPops keep what SPOP and SRANDMEMBER learnt about
+	// big sets between commands (see set.go).
+	setModels setModelCache
+	setPops   setPopCache
 	sync      atomic.Int32
 	// writes counts commits since the last WAL sync (everysec).
 	writes atomic.Int64

@@ -182,6 +182,8 @@ type zwriter struct {
 	lowStale, highStale bool
 	kb, sb, gb          []byte
 	vb                  [8]byte
+	// kmem and smem are kb's and sb's first memory.
+	kmem, smem [64]byte
 }
 
 // openZSet opens key as a sorted set for writing (ErrWrongType for another
@@ -192,6 +194,7 @@ func (tx *Tx) openZSet(db int, key []byte) (*zwriter, error) {
 		return nil, err
 	}
 	z := &zwriter{tx: tx, c: c, bounds: encoding.ZSetUnbounded}
+	z.kb, z.sb = z.kmem[:0], z.smem[:0]
 	if c.Exists {
 		if z.bounds, err = encoding.DecodeZSetMeta(c.Meta.Value); err != nil {
 			return nil, fmt.Errorf("zset %q: %w", key, err)
@@ -539,6 +542,9 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 		return nil, err
 	}
 	p := z.c.Prefix(encoding.FamilyScore)
+	if count == 1 {
+		return tx.zpopOne(z, p, highest)
+	}
 	it, err := tx.r.NewIter(zboundKeys(p, z.bounds))
 	if err != nil {
 		return nil, err
@@ -582,6 +588,72 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 		}
 	}
 	return out.done(), z.save()
+}
+
+// zpopOne is ZPop of one member (ZPOPMIN and ZPOPMAX without a count,
+// BZPOPMIN, BZPOPMAX): the general path without its run bookkeeping, one
+// allocation for the reply. The set exists.
+func (tx *Tx) zpopOne(z *zwriter, p []byte, highest bool) ([]ZMember, error) {
+	r := tx.r
+	if tx.b != nil && tx.b.Empty() {
+		// The key is locked and this Tx has written nothing: the engine
+		// holds what the batch would show, and its iterators skip the
+		// batch's level.
+		r = tx.s.eng
+	}
+	it, err := r.NewIter(zboundKeys(p, z.bounds))
+	if err != nil {
+		return nil, err
+	}
+	ok := it.First()
+	if highest {
+		ok = it.Last()
+	}
+	if !ok {
+		err := errors.Join(it.Error(), it.Close())
+		if err == nil {
+			err = fmt.Errorf("%w: zset %q of %d members has no score index entry within its bounds", encoding.ErrCorrupt, z.c.key, z.c.Meta.Size)
+		}
+		return nil, err
+	}
+	score, member, err := zentry(it.Key(), len(p))
+	if err != nil {
+		it.Close()
+		return nil, err
+	}
+	out := []ZMember{{Member: bytes.Clone(member), Score: score}}
+	if out[0].Member == nil {
+		out[0].Member = []byte{}
+	}
+	// The member left at this end, if any, is the new bound.
+	if highest {
+		ok = it.Prev()
+	} else {
+		ok = it.Next()
+	}
+	var next uint64
+	if ok {
+		next, err = zbits(it.Key(), len(p))
+	}
+	if err := errors.Join(err, it.Error(), it.Close()); err != nil {
+		return nil, err
+	}
+	if z.c.Meta.Size <= 1 {
+		// The last member: save deletes the key and its records.
+		z.c.Meta.Size = 0
+		return out, z.save()
+	}
+	if err := z.remove(out[0].Member, score); err != nil {
+		return nil, err
+	}
+	if ok {
+		if highest {
+			z.bounds.High, z.highStale = next, false
+		} else {
+			z.bounds.Low, z.lowStale = next, false
+		}
+	}
+	return out, z.save()
 }
 
 // ZMPop pops from the first of keys that holds a sorted set, as ZMPOP,
@@ -731,7 +803,7 @@ func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 	var ok bool
 	var err error
 	if stable && tx.b == nil && tx.snap == nil {
-		v.snap = tx.s.eng.NewSnapshot()
+		v.snap = tx.s.eng.NewView()
 		v.r = v.snap
 		m, ok, err = tx.zmetaFrom(v.snap, db, key)
 	} else {
