@@ -108,8 +108,8 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
-	c.lastCmdAt.Store(time.Now().UnixMilli())
 	start := time.Now()
+	c.lastCmdAt.Store(start.UnixMilli())
 	failed, req := s.execute(c, spec, e, args, false)
 	if req != nil {
 		failed = s.waitAndRetry(c, spec, e, args, req)

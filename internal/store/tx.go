@@ -40,6 +40,8 @@ type Tx struct {
 	locked  [stripeCount / 64]uint64
 
 	deltas []countDelta
+	// commands counts StartCommand calls.
+	commands int
 	// cmdDeltas is where the running command's entries in deltas begin:
 	// addCount merges only within one command, so that RollbackCommand can
 	// cut the command's off.
@@ -96,7 +98,11 @@ type CommandMark struct {
 // StartCommand begins the next command in tx: it sets the command's clock
 // and returns the point RollbackCommand returns to.
 func (tx *Tx) StartCommand() CommandMark {
-	tx.NowMs = tx.s.nowMs()
+	if tx.commands > 0 {
+		// The first command keeps the clock Begin read.
+		tx.NowMs = tx.s.nowMs()
+	}
+	tx.commands++
 	tx.cmdDeltas = len(tx.deltas)
 	return CommandMark{
 		batch:      tx.b.Mark(),
