@@ -41,6 +41,17 @@ func writeTx[T any](t testing.TB, s *Store, keys []string, fn func(tx *Tx) (T, e
 	return v
 }
 
+// commit runs fn in a writing Tx over keys and commits it, returning the
+// first error: for goroutines, which must not call t.Fatal.
+func commit(s *Store, keys [][]byte, fn func(tx *Tx) error) error {
+	tx := s.Begin(keys)
+	defer tx.Close()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // readTx runs fn in a reading Tx and returns its result.
 func readTx[T any](t testing.TB, s *Store, fn func(tx *Tx) (T, error)) T {
 	t.Helper()

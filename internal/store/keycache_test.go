@@ -103,12 +103,10 @@ func TestKeyCacheCoherentUnderConcurrency(t *testing.T) {
 			defer wg.Done()
 			for i := range incrs {
 				k := []byte(fmt.Sprintf("counter%d", (i+w)%keys))
-				tx := s.Begin([][]byte{k})
-				_, err := tx.IncrBy(0, k, 1)
-				if err == nil {
-					err = tx.Commit()
-				}
-				tx.Close()
+				err := commit(s, [][]byte{k}, func(tx *Tx) error {
+					_, err := tx.IncrBy(0, k, 1)
+					return err
+				})
 				if err != nil {
 					t.Error(err)
 					return
@@ -122,17 +120,14 @@ func TestKeyCacheCoherentUnderConcurrency(t *testing.T) {
 		defer wg.Done()
 		for i := range 500 {
 			k := []byte(fmt.Sprintf("churn%d", i%16))
-			tx := s.Begin([][]byte{k})
-			var err error
-			if i%3 == 2 {
-				_, err = tx.Delete(0, k)
-			} else {
-				_, err = tx.SetString(0, k, []byte(strconv.Itoa(i)), SetArgs{})
-			}
-			if err == nil {
-				err = tx.Commit()
-			}
-			tx.Close()
+			err := commit(s, [][]byte{k}, func(tx *Tx) (err error) {
+				if i%3 == 2 {
+					_, err = tx.Delete(0, k)
+				} else {
+					_, err = tx.SetString(0, k, []byte(strconv.Itoa(i)), SetArgs{})
+				}
+				return err
+			})
 			if err != nil {
 				t.Error(err)
 				return

@@ -588,15 +588,13 @@ func TestListReadsAreConsistent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 1; !stop.Load(); i++ {
-			tx := s.Begin(byteSlices("q"))
-			_, err := tx.ListPush(0, []byte("q"), ListRight, byteSlices(fmt.Sprint(i)), false)
-			if err == nil {
-				_, _, err = tx.ListPop(0, []byte("q"), ListLeft, 1)
-			}
-			if err == nil {
-				err = tx.Commit()
-			}
-			tx.Close()
+			err := commit(s, byteSlices("q"), func(tx *Tx) error {
+				if _, err := tx.ListPush(0, []byte("q"), ListRight, byteSlices(fmt.Sprint(i)), false); err != nil {
+					return err
+				}
+				_, _, err := tx.ListPop(0, []byte("q"), ListLeft, 1)
+				return err
+			})
 			if err != nil {
 				t.Error(err)
 				return

@@ -1004,12 +1004,10 @@ func TestSetMembersConsistentUnderWrites(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 200 {
-			tx := s.Begin(byteSlices("s"))
-			_, err := tx.SAdd(0, []byte("s"), byteSlices(fmt.Sprintf("new%d", i)))
-			if err == nil {
-				err = tx.Commit()
-			}
-			tx.Close()
+			err := commit(s, byteSlices("s"), func(tx *Tx) error {
+				_, err := tx.SAdd(0, []byte("s"), byteSlices(fmt.Sprintf("new%d", i)))
+				return err
+			})
 			if err != nil {
 				t.Error(err)
 				return
