@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -119,6 +120,21 @@ func (b *blockers) signal(db int, key []byte) {
 	b.mu.Lock()
 	b.signalLocked(blockKey{db, string(key)})
 	b.mu.Unlock()
+}
+
+// signalDBs tells the first waiter on every key of the given databases
+// that its key may have changed (SWAPDB).
+func (b *blockers) signalDBs(dbs ...int) {
+	if b.count.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k := range b.queues {
+		if slices.Contains(dbs, k.db) {
+			b.signalLocked(k)
+		}
+	}
 }
 
 // signalLocked wakes the first waiter of k, or marks it changed when it is

@@ -370,6 +370,9 @@ func cmdSwapDB(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	// Every key of both databases may now hold what a blocked client
+	// waits for, as Redis rescans them after a swap.
+	x.afterCommit = func() { x.srv.blocked.signalDBs(int(a), int(b)) }
 	x.ok()
 }
 

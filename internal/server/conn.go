@@ -145,13 +145,14 @@ func (c *client) serve() {
 	defer c.srv.forget(c)
 	defer c.nc.Close()
 	defer func() {
+		// Every way out commits or discards the pipeline first; one left
+		// here (after a panic) was never acknowledged and is discarded, so
+		// its locks are never kept.
+		if c.pipe != nil {
+			c.pipe.Close()
+			c.pipe = nil
+		}
 		if p := recover(); p != nil {
-			// A pipeline transaction left by the panic is discarded: its
-			// writes were never acknowledged.
-			if c.pipe != nil {
-				c.pipe.Close()
-				c.pipe = nil
-			}
 			c.srv.log.Error("panic serving client; connection closed", "client", c.id, "addr", c.raddr, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
@@ -162,6 +163,9 @@ func (c *client) serve() {
 		if err != nil {
 			var pe *resp.ProtocolError
 			if errors.As(err, &pe) {
+				// The commands before the malformed one ran, as in Redis:
+				// a pipeline still open holds their writes.
+				c.srv.commitPipeline(c)
 				c.srv.replyError(c.w, "ERR "+pe.Error())
 				_ = c.w.Flush()
 				c.srv.log.Debug("protocol error; connection closed", "client", c.id, "addr", c.raddr, "err", pe.Error())
@@ -234,7 +238,7 @@ type syncingWriter struct{ c *client }
 
 func (s syncingWriter) Write(p []byte) (int, error) {
 	c := s.c
-	if c.needSync {
+	if c.needSync || c.srv.st.Unsynced() {
 		if err := c.srv.st.SyncWAL(); err != nil {
 			return 0, err
 		}

@@ -45,6 +45,9 @@ type ctx struct {
 	failed bool
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
+	// afterCommit, set by a handler, runs once its writes are committed
+	// (not for plain writes, which may share a pipeline's commit).
+	afterCommit func()
 	// woken is set when a blocking command runs again after it blocked.
 	// Redis then serves it only from keys that hold what it waits for: a
 	// key that has meanwhile become another type leaves it waiting, where
@@ -184,8 +187,15 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 			} else {
 				c.needSync = c.needSync || x.tx.SyncPending
 				x.tx.EachTouched(s.blocked.signal)
+				if x.afterCommit != nil {
+					x.afterCommit()
+				}
 			}
 		}
+		// The locks go before the replies: releasing the hold may write
+		// to a slow client's socket.
+		x.tx.Close()
+		x.tx = nil
 		w.Release()
 	}
 	if x.tx != nil {
@@ -205,8 +215,9 @@ func (c *client) commandKeys(spec *command.Spec, args [][]byte) [][]byte {
 	return c.keys
 }
 
-// Limits on what one pipeline transaction gathers before it commits: its
-// locks keep other clients off its keys, and its replies wait for it.
+// Limits on what one pipeline transaction gathers before it commits (in
+// commands, and in bytes written and replies held): its locks keep other
+// clients off its keys, and its replies wait for it in memory.
 const (
 	maxPipelineCommands = 256
 	maxPipelineBytes    = 1 << 20
@@ -250,7 +261,8 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 	} else {
 		c.pipeWrites++
 	}
-	if c.r.Buffered() == 0 || c.pipeReplies >= maxPipelineCommands || c.pipe.Size() >= maxPipelineBytes {
+	if c.r.Buffered() == 0 || c.pipeReplies >= maxPipelineCommands ||
+		c.pipe.Size() >= maxPipelineBytes || c.w.Buffered()-c.pipeMark >= maxPipelineBytes {
 		s.commitPipeline(c)
 	}
 }

@@ -133,3 +133,80 @@ func TestPipelinedPushWakesBlockedClient(t *testing.T) {
 		t.Fatalf("LRANGE after the pop = %q", r)
 	}
 }
+
+// TestProtocolErrorAfterPipelinedWrite: the writes before a malformed
+// request ran, as in Redis, and their transaction does not outlive the
+// connection holding its keys' locks.
+func TestProtocolErrorAfterPipelinedWrite(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	rc.write(wireCmd("SET", "lkey", "1") + "*1\r\n$x\r\n")
+	if got := rc.reply(); got != "+OK\r\n" {
+		t.Fatalf("SET = %q", got)
+	}
+	if got := rc.reply(); !strings.HasPrefix(got, "-ERR Protocol error") {
+		t.Fatalf("malformed request = %q", got)
+	}
+	c := ts.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if v, err := c.Get(ctx, "lkey").Result(); err != nil || v != "1" {
+		t.Fatalf("GET lkey = %q, %v; want the acknowledged 1", v, err)
+	}
+	if err := c.Set(ctx, "lkey", "2", 0).Err(); err != nil {
+		t.Fatalf("SET on the key after the protocol error: %v", err)
+	}
+}
+
+// TestBlockingReplyToSlowClientKeepsNoLocks: a blocking pop whose reply
+// fills the socket of a client that does not read must not keep the list
+// locked while the reply waits to be written.
+func TestBlockingReplyToSlowClientKeepsNoLocks(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	item := strings.Repeat("x", 10<<10)
+	pipe := c.Pipeline()
+	for range 3000 {
+		pipe.RPush(ctx, "biglist", item)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slow := ts.wire(t)
+	slow.write(wireCmd("BLMPOP", "0", "1", "biglist", "LEFT", "COUNT", "3000"))
+	// The 30 MB reply cannot fit the socket buffers of a client that reads
+	// nothing; the push must still go through.
+	waitUntil(t, 5*time.Second, "the list is emptied", func() bool { return c.Exists(ctx, "biglist").Val() == 0 })
+	if err := c.LPush(ctx, "biglist", "y").Err(); err != nil {
+		t.Fatalf("LPUSH while the pop's reply is pending: %v", err)
+	}
+}
+
+// TestSwapDBWakesBlockedClients: after SWAPDB a client blocked on a key
+// that the swap filled is served, as Redis rescans both databases.
+func TestSwapDBWakesBlockedClients(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	other := ts.client(t, 2)
+	if err := other.Do(ctx, "SELECT", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.RPush(ctx, "k", "a").Err(); err != nil {
+		t.Fatal(err)
+	}
+	waiter := ts.client(t, 2)
+	got := make(chan string, 1)
+	go func() {
+		v, err := waiter.BLPop(ctx, 5*time.Second, "k").Result()
+		got <- fmt.Sprint(v, err)
+	}()
+	listWaitBlocked(t, other, 1)
+	if err := other.Do(ctx, "SWAPDB", "0", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := <-got; v != "[k a] <nil>" {
+		t.Fatalf("BLPOP after SWAPDB = %s", v)
+	}
+}

@@ -302,3 +302,31 @@ func TestTryLockRefusesHeldStripes(t *testing.T) {
 		t.Fatal("TryLock refused a stripe the Tx already holds")
 	}
 }
+
+// TestUnsyncedUntilWALSync: a commit that left its sync to the caller
+// (appendfsync always) counts as unsynced, for readers' replies too, until
+// a WAL sync covers it.
+func TestUnsyncedUntilWALSync(t *testing.T) {
+	s, _ := openTestStore(t)
+	s.SetSyncMode(SyncAlways)
+	if s.Unsynced() {
+		t.Fatal("a fresh store has unsynced commits")
+	}
+	k := []byte("k")
+	if err := commit(s, [][]byte{k}, func(tx *Tx) error {
+		tx.DeferSync()
+		_, err := tx.SetString(0, k, []byte("v"), SetArgs{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Unsynced() {
+		t.Fatal("a deferred commit is not reported unsynced")
+	}
+	if err := s.SyncWAL(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Unsynced() {
+		t.Fatal("still unsynced after a WAL sync")
+	}
+}

@@ -100,6 +100,10 @@ type Store struct {
 	sync      atomic.Int32
 	// writes counts commits since the last WAL sync (everysec).
 	writes atomic.Int64
+	// deferredCommits counts commits that left their sync to the caller
+	// (appendfsync always); syncedCommits is how many of them the last
+	// WAL sync covered.
+	deferredCommits, syncedCommits atomic.Int64
 
 	stats  Stats
 	access accessClock
@@ -340,6 +344,18 @@ func (s *Store) KeysWithExpiry(db int) (int64, error) {
 
 // SyncWAL makes every committed write durable (see Tx.DeferSync).
 func (s *Store) SyncWAL() error {
+	covered := s.deferredCommits.Load()
+	// Even a failed sync settles the commits it covered for readers: the
+	// writers that made them get the error, and a failed engine must not
+	// stop every reply (reads keep working, see engine/failure.go).
+	defer func() {
+		for {
+			was := s.syncedCommits.Load()
+			if was >= covered || s.syncedCommits.CompareAndSwap(was, covered) {
+				return
+			}
+		}
+	}()
 	if err := s.eng.SyncWAL(); err != nil {
 		msg := err.Error()
 		s.stats.LastSyncError.Store(&msg)
@@ -349,6 +365,13 @@ func (s *Store) SyncWAL() error {
 	s.stats.LastDurable.Store(s.now().Unix())
 	return nil
 }
+
+// Unsynced reports whether some write committed under appendfsync always
+// is not yet durable. Such a write may already be visible to readers, so
+// their replies wait for a sync too: as in Redis, where every reply of an
+// event-loop pass waits for its fsync, no client learns of a write a crash
+// could still take back.
+func (s *Store) Unsynced() bool { return s.deferredCommits.Load() > s.syncedCommits.Load() }
 
 func (s *Store) syncLoop() {
 	defer s.done.Done()

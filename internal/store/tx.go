@@ -286,6 +286,7 @@ func (tx *Tx) Commit() error {
 		tx.s.stats.LastDurable.Store(tx.NowMs / 1000)
 	case mode == SyncAlways && tx.deferSync:
 		tx.SyncPending = true
+		tx.s.deferredCommits.Add(1)
 	}
 	// The stripe locks are still held: nobody else can have moved these
 	// shards since they were read above.
