@@ -581,11 +581,7 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 		return nil, err
 	}
 	if ok {
-		if highest {
-			z.bounds.High, z.highStale = next, false
-		} else {
-			z.bounds.Low, z.lowStale = next, false
-		}
+		z.setBound(highest, next)
 	}
 	return out.done(), z.save()
 }
@@ -647,11 +643,7 @@ func (tx *Tx) zpopOne(z *zwriter, p []byte, highest bool) ([]ZMember, error) {
 		return nil, err
 	}
 	if ok {
-		if highest {
-			z.bounds.High, z.highStale = next, false
-		} else {
-			z.bounds.Low, z.lowStale = next, false
-		}
+		z.setBound(highest, next)
 	}
 	return out, z.save()
 }
@@ -2002,4 +1994,14 @@ func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
 		}
 	}
 	return "listpack", true, it.Error()
+}
+
+// setBound records next as the zset's highest (or lowest) live score once a
+// pop has removed the members beyond it.
+func (z *zwriter) setBound(highest bool, next uint64) {
+	if highest {
+		z.bounds.High, z.highStale = next, false
+	} else {
+		z.bounds.Low, z.lowStale = next, false
+	}
 }
