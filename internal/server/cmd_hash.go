@@ -186,14 +186,7 @@ func cmdHIncrByFloat(x *ctx) {
 func cmdHRandField(x *ctx) {
 	if len(x.args) == 2 {
 		e, ok, err := x.tx.HRandField(x.db(), x.arg(1))
-		switch {
-		case err != nil:
-			x.storeError(err)
-		case !ok:
-			x.w.NullBulk()
-		default:
-			x.w.Bulk(e.Field)
-		}
+		x.replyBulkOrNil(e.Field, ok, err)
 		return
 	}
 	// Redis parses the count (a long, LONG_MIN excluded) before it looks at

@@ -51,23 +51,15 @@ func keyspaceCommands() []cmdEntry {
 	}
 }
 
-func cmdDel(x *ctx) {
-	var n int64
-	for _, k := range x.args[1:] {
-		ok, err := x.tx.Delete(x.db(), k)
-		if err != nil {
-			x.storeError(err)
-			return
-		}
-		n += boolInt(ok)
-	}
-	x.w.Int(n)
-}
+func cmdDel(x *ctx)    { replyCountKeys(x, (*store.Tx).Delete) }
+func cmdExists(x *ctx) { replyCountKeys(x, (*store.Tx).Exists) }
 
-func cmdExists(x *ctx) {
+// replyCountKeys answers with the number of key arguments for which f
+// reports true (DEL, UNLINK, EXISTS; a key given twice counts twice).
+func replyCountKeys(x *ctx, f func(tx *store.Tx, db int, key []byte) (bool, error)) {
 	var n int64
 	for _, k := range x.args[1:] {
-		ok, err := x.tx.Exists(x.db(), k)
+		ok, err := f(x.tx, x.db(), k)
 		if err != nil {
 			x.storeError(err)
 			return

@@ -196,15 +196,7 @@ func cmdLIndex(x *ctx) {
 		listBadIndex(x, false)
 		return
 	}
-	v, found, err := x.tx.LIndex(x.db(), x.arg(1), i)
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !found:
-		x.w.NullBulk()
-	default:
-		x.w.Bulk(v)
-	}
+	x.replyBulkOrNil(x.tx.LIndex(x.db(), x.arg(1), i))
 }
 
 // listBadIndex replies to LINDEX or LSET (set) with an index that is not

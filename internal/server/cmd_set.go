@@ -121,15 +121,7 @@ func setMembersReply(x *ctx, ms [][]byte, err error) {
 func cmdSPop(x *ctx) {
 	switch len(x.args) {
 	case 2:
-		m, ok, err := x.tx.SPop(x.db(), x.arg(1))
-		switch {
-		case err != nil:
-			x.storeError(err)
-		case !ok:
-			x.w.NullBulk()
-		default:
-			x.w.Bulk(m)
-		}
+		x.replyBulkOrNil(x.tx.SPop(x.db(), x.arg(1)))
 		return
 	case 3:
 	default:
@@ -150,15 +142,7 @@ func cmdSPop(x *ctx) {
 func cmdSRandMember(x *ctx) {
 	switch len(x.args) {
 	case 2:
-		m, ok, err := x.tx.SRandMember(x.db(), x.arg(1))
-		switch {
-		case err != nil:
-			x.storeError(err)
-		case !ok:
-			x.w.NullBulk()
-		default:
-			x.w.Bulk(m)
-		}
+		x.replyBulkOrNil(x.tx.SRandMember(x.db(), x.arg(1)))
 		return
 	case 3:
 	default:

@@ -195,14 +195,7 @@ func setWithExpiry(x *ctx, u expireUnit, cmd string) {
 
 func cmdGetSet(x *ctx) {
 	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), store.SetArgs{Get: true})
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case res.OldFound:
-		x.w.Bulk(res.Old)
-	default:
-		x.w.NullBulk()
-	}
+	x.replyBulkOrNil(res.Old, res.OldFound, err)
 }
 
 func cmdGetDel(x *ctx) {

@@ -815,14 +815,7 @@ const zrandChunk = 1 << 16
 func cmdZRandMember(x *ctx) {
 	if len(x.args) == 2 {
 		m, ok, err := x.tx.ZRandMember(x.db(), x.arg(1))
-		switch {
-		case err != nil:
-			x.storeError(err)
-		case !ok:
-			x.w.NullBulk()
-		default:
-			x.w.Bulk(m.Member)
-		}
+		x.replyBulkOrNil(m.Member, ok, err)
 		return
 	}
 	count, ok := rconv.ParseInt(x.arg(2))
