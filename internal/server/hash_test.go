@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,28 +13,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Expected replies of the hash tests, besides int64, string, nil (a null
-// inside an array) and []any, which must match exactly.
+// The hash tests' step tables; see steps_test.go.
 type (
-	// hashErr is an error reply with exactly this text.
-	hashErr string
-	// hashNull is a null reply.
-	hashNull struct{}
-	// hashPairs is field/value pairs in any order: a flat array in RESP2,
-	// a map in RESP3 (HGETALL), or a flat array in both (HSCAN's page).
-	hashPairs map[string]string
-	// hashAnyOrder is an array of strings in any order.
-	hashAnyOrder []string
-	// hashCheck is a reply checked by a function, which says what is wrong.
-	hashCheck func(reply any) string
+	hashErr      = replyErr
+	hashNull     = replyNull
+	hashPairs    = replyPairs
+	hashAnyOrder = replyAnyOrder
+	hashCheck    = replyCheck
+	hashStep     = step
 )
-
-type hashStep struct {
-	args []any
-	want any
-}
-
-func hst(want any, args ...any) hashStep { return hashStep{args: args, want: want} }
 
 // hashBoth runs f over RESP2 and RESP3, each on a fresh server whose hash
 // field-deadline invariants are checked when the test ends.
@@ -49,115 +34,6 @@ func hashBoth(t *testing.T, f func(t *testing.T, ts *testServer, c *redis.Client
 		})
 		f(t, ts, c)
 	})
-}
-
-// hashRun sends the steps in order and stops at the first reply that
-// differs.
-func hashRun(t *testing.T, c *redis.Client, steps []hashStep) {
-	t.Helper()
-	for i, s := range steps {
-		if msg := hashReplyDiff(c, s.want, s.args...); msg != "" {
-			t.Fatalf("step %d, %q: %s", i, s.args, msg)
-		}
-	}
-}
-
-// hashReplyDiff sends one command and describes how its reply differs from
-// want ("" when it does not).
-func hashReplyDiff(c *redis.Client, want any, args ...any) string {
-	got, err := c.Do(context.Background(), args...).Result()
-	var rerr redis.Error
-	switch w := want.(type) {
-	case hashErr:
-		if !errors.As(err, &rerr) || err.Error() != string(w) {
-			return fmt.Sprintf("got %#v, %v; want error %q", got, err, w)
-		}
-		return ""
-	case hashNull:
-		if !errors.Is(err, redis.Nil) {
-			return fmt.Sprintf("got %#v, %v; want a null reply", got, err)
-		}
-		return ""
-	}
-	if err != nil {
-		return fmt.Sprintf("unexpected error %v; want %#v", err, want)
-	}
-	switch w := want.(type) {
-	case hashPairs:
-		if m, ok := hashPairsOf(got); !ok || !reflect.DeepEqual(m, map[string]string(w)) {
-			return fmt.Sprintf("got %#v; want the pairs %v", got, w)
-		}
-	case hashAnyOrder:
-		if !hashSameStrings(got, w) {
-			return fmt.Sprintf("got %#v; want, in any order, %q", got, []string(w))
-		}
-	case hashCheck:
-		return w(got)
-	default:
-		if !reflect.DeepEqual(got, want) {
-			return fmt.Sprintf("got %#v; want %#v", got, want)
-		}
-	}
-	return ""
-}
-
-// hashPairsOf reads field/value pairs from a flat array or a map.
-func hashPairsOf(reply any) (map[string]string, bool) {
-	m := map[string]string{}
-	switch r := reply.(type) {
-	case []any:
-		if len(r)%2 != 0 {
-			return nil, false
-		}
-		for i := 0; i < len(r); i += 2 {
-			f, ok1 := r[i].(string)
-			v, ok2 := r[i+1].(string)
-			if !ok1 || !ok2 {
-				return nil, false
-			}
-			if _, dup := m[f]; dup {
-				return nil, false
-			}
-			m[f] = v
-		}
-	case map[any]any:
-		for k, v := range r {
-			f, ok1 := k.(string)
-			s, ok2 := v.(string)
-			if !ok1 || !ok2 {
-				return nil, false
-			}
-			m[f] = s
-		}
-	default:
-		return nil, false
-	}
-	return m, true
-}
-
-func hashStrings(reply any) ([]string, bool) {
-	arr, ok := reply.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, len(arr))
-	for i, v := range arr {
-		if out[i], ok = v.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-func hashSameStrings(reply any, want []string) bool {
-	got, ok := hashStrings(reply)
-	if !ok || len(got) != len(want) {
-		return false
-	}
-	w := slices.Clone(want)
-	slices.Sort(got)
-	slices.Sort(w)
-	return slices.Equal(got, w)
 }
 
 func hashDo(t *testing.T, c *redis.Client, args ...any) any {
@@ -177,78 +53,78 @@ func hashArity(name string) hashErr {
 
 func TestHashBasicCommands(t *testing.T) {
 	hashBoth(t, func(t *testing.T, ts *testServer, c *redis.Client) {
-		hashRun(t, c, []hashStep{
-			hst(int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3"),
-			hst(int64(1), "HSET", "h", "a", "10", "d", "4"),
-			hst(int64(1), "HSET", "h", "e", "x", "e", "y"),
-			hst("OK", "HMSET", "h", "f", "6", "a", "1"),
-			hst(hashArity("hset"), "HSET", "h", "a", "1", "b"),
-			hst(hashArity("hmset"), "HMSET", "h", "a"),
-			hst(hashArity("hset"), "HSET", "h", "a"),
-			hst(int64(0), "HSETNX", "h", "a", "z"),
-			hst(int64(1), "HSETNX", "h", "empty", ""),
-			hst("1", "HGET", "h", "a"),
-			hst("y", "HGET", "h", "e"),
-			hst("", "HGET", "h", "empty"),
-			hst(hashNull{}, "HGET", "h", "nope"),
-			hst(hashNull{}, "HGET", "nokey", "a"),
-			hst([]any{"1", nil, "", "2"}, "HMGET", "h", "a", "nope", "empty", "b"),
-			hst([]any{nil, nil}, "HMGET", "nokey", "a", "b"),
-			hst(int64(7), "HLEN", "h"),
-			hst(int64(0), "HLEN", "nokey"),
-			hst(int64(1), "HSTRLEN", "h", "a"),
-			hst(int64(0), "HSTRLEN", "h", "empty"),
-			hst(int64(0), "HSTRLEN", "h", "nope"),
-			hst(int64(0), "HSTRLEN", "nokey", "a"),
-			hst(int64(1), "HEXISTS", "h", "empty"),
-			hst(int64(0), "HEXISTS", "h", "nope"),
-			hst(int64(0), "HEXISTS", "nokey", "a"),
-			hst(hashPairs{"a": "1", "b": "2", "c": "3", "d": "4", "e": "y", "f": "6", "empty": ""}, "HGETALL", "h"),
-			hst(hashAnyOrder{"a", "b", "c", "d", "e", "f", "empty"}, "HKEYS", "h"),
-			hst(hashAnyOrder{"1", "2", "3", "4", "y", "6", ""}, "HVALS", "h"),
-			hst(hashPairs{}, "HGETALL", "nokey"),
-			hst([]any{}, "HKEYS", "nokey"),
-			hst([]any{}, "HVALS", "nokey"),
-			hst(int64(2), "HDEL", "h", "a", "nope", "b", "a"),
-			hst(int64(0), "HDEL", "nokey", "a"),
-			hst(int64(5), "HDEL", "h", "c", "d", "e", "f", "empty"),
-			hst(int64(0), "EXISTS", "h"),
-			hst(int64(0), "DBSIZE"),
-			hst(hashArity("hget"), "HGET", "h"),
-			hst(hashArity("hdel"), "HDEL", "h"),
-			hst(hashArity("hmget"), "HMGET", "h"),
-			hst(hashArity("hgetall"), "HGETALL", "h", "x"),
-			hst(int64(1), "HSET", "h", "f", "v"),
-			hst("hash", "TYPE", "h"),
+		runSteps(t, c, []hashStep{
+			stepOf(int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3"),
+			stepOf(int64(1), "HSET", "h", "a", "10", "d", "4"),
+			stepOf(int64(1), "HSET", "h", "e", "x", "e", "y"),
+			stepOf("OK", "HMSET", "h", "f", "6", "a", "1"),
+			stepOf(hashArity("hset"), "HSET", "h", "a", "1", "b"),
+			stepOf(hashArity("hmset"), "HMSET", "h", "a"),
+			stepOf(hashArity("hset"), "HSET", "h", "a"),
+			stepOf(int64(0), "HSETNX", "h", "a", "z"),
+			stepOf(int64(1), "HSETNX", "h", "empty", ""),
+			stepOf("1", "HGET", "h", "a"),
+			stepOf("y", "HGET", "h", "e"),
+			stepOf("", "HGET", "h", "empty"),
+			stepOf(hashNull{}, "HGET", "h", "nope"),
+			stepOf(hashNull{}, "HGET", "nokey", "a"),
+			stepOf([]any{"1", nil, "", "2"}, "HMGET", "h", "a", "nope", "empty", "b"),
+			stepOf([]any{nil, nil}, "HMGET", "nokey", "a", "b"),
+			stepOf(int64(7), "HLEN", "h"),
+			stepOf(int64(0), "HLEN", "nokey"),
+			stepOf(int64(1), "HSTRLEN", "h", "a"),
+			stepOf(int64(0), "HSTRLEN", "h", "empty"),
+			stepOf(int64(0), "HSTRLEN", "h", "nope"),
+			stepOf(int64(0), "HSTRLEN", "nokey", "a"),
+			stepOf(int64(1), "HEXISTS", "h", "empty"),
+			stepOf(int64(0), "HEXISTS", "h", "nope"),
+			stepOf(int64(0), "HEXISTS", "nokey", "a"),
+			stepOf(hashPairs{"a": "1", "b": "2", "c": "3", "d": "4", "e": "y", "f": "6", "empty": ""}, "HGETALL", "h"),
+			stepOf(hashAnyOrder{"a", "b", "c", "d", "e", "f", "empty"}, "HKEYS", "h"),
+			stepOf(hashAnyOrder{"1", "2", "3", "4", "y", "6", ""}, "HVALS", "h"),
+			stepOf(hashPairs{}, "HGETALL", "nokey"),
+			stepOf([]any{}, "HKEYS", "nokey"),
+			stepOf([]any{}, "HVALS", "nokey"),
+			stepOf(int64(2), "HDEL", "h", "a", "nope", "b", "a"),
+			stepOf(int64(0), "HDEL", "nokey", "a"),
+			stepOf(int64(5), "HDEL", "h", "c", "d", "e", "f", "empty"),
+			stepOf(int64(0), "EXISTS", "h"),
+			stepOf(int64(0), "DBSIZE"),
+			stepOf(hashArity("hget"), "HGET", "h"),
+			stepOf(hashArity("hdel"), "HDEL", "h"),
+			stepOf(hashArity("hmget"), "HMGET", "h"),
+			stepOf(hashArity("hgetall"), "HGETALL", "h", "x"),
+			stepOf(int64(1), "HSET", "h", "f", "v"),
+			stepOf("hash", "TYPE", "h"),
 		})
 	})
 }
 
 func TestHashIncrCommands(t *testing.T) {
 	hashBoth(t, func(t *testing.T, ts *testServer, c *redis.Client) {
-		hashRun(t, c, []hashStep{
-			hst(int64(5), "HINCRBY", "h", "n", "5"),
-			hst(int64(-5), "HINCRBY", "h", "n", "-10"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "h", "n", "1.5"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "h", "n", " 1"),
-			hst(int64(3), "HSET", "h", "s", "abc", "max", "9223372036854775807", "f", "1.5"),
-			hst(hashErr("ERR hash value is not an integer"), "HINCRBY", "h", "s", "1"),
-			hst(hashErr("ERR hash value is not an integer"), "HINCRBY", "h", "f", "1"),
-			hst(hashErr("ERR increment or decrement would overflow"), "HINCRBY", "h", "max", "1"),
-			hst(int64(9223372036854775806), "HINCRBY", "h", "max", "-1"),
-			hst("3", "HINCRBYFLOAT", "h", "f", "1.5"),
-			hst("5000", "HINCRBYFLOAT", "h", "new", "5.0e3"),
-			hst("17", "HINCRBYFLOAT", "h", "x", "0x11"),
-			hst("-4.5", "HINCRBYFLOAT", "h", "n", "0.5"),
-			hst(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "h", "f", "abc"),
-			hst(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "h", "f", "nan"),
-			hst(hashErr("ERR value is NaN or Infinity"), "HINCRBYFLOAT", "h", "f", "inf"),
-			hst(hashErr("ERR value is NaN or Infinity"), "HINCRBYFLOAT", "h", "f", "-inf"),
-			hst(hashErr("ERR hash value is not a float"), "HINCRBYFLOAT", "h", "s", "1"),
-			hst(int64(1), "HSET", "h", "huge", "1.7e308"),
-			hst(hashErr("ERR increment would produce NaN or Infinity"), "HINCRBYFLOAT", "h", "huge", "1.7e308"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "str", "f", "x"),
-			hst(int64(7), "HLEN", "h"),
+		runSteps(t, c, []hashStep{
+			stepOf(int64(5), "HINCRBY", "h", "n", "5"),
+			stepOf(int64(-5), "HINCRBY", "h", "n", "-10"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "h", "n", "1.5"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "h", "n", " 1"),
+			stepOf(int64(3), "HSET", "h", "s", "abc", "max", "9223372036854775807", "f", "1.5"),
+			stepOf(hashErr("ERR hash value is not an integer"), "HINCRBY", "h", "s", "1"),
+			stepOf(hashErr("ERR hash value is not an integer"), "HINCRBY", "h", "f", "1"),
+			stepOf(hashErr("ERR increment or decrement would overflow"), "HINCRBY", "h", "max", "1"),
+			stepOf(int64(9223372036854775806), "HINCRBY", "h", "max", "-1"),
+			stepOf("3", "HINCRBYFLOAT", "h", "f", "1.5"),
+			stepOf("5000", "HINCRBYFLOAT", "h", "new", "5.0e3"),
+			stepOf("17", "HINCRBYFLOAT", "h", "x", "0x11"),
+			stepOf("-4.5", "HINCRBYFLOAT", "h", "n", "0.5"),
+			stepOf(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "h", "f", "abc"),
+			stepOf(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "h", "f", "nan"),
+			stepOf(hashErr("ERR value is NaN or Infinity"), "HINCRBYFLOAT", "h", "f", "inf"),
+			stepOf(hashErr("ERR value is NaN or Infinity"), "HINCRBYFLOAT", "h", "f", "-inf"),
+			stepOf(hashErr("ERR hash value is not a float"), "HINCRBYFLOAT", "h", "s", "1"),
+			stepOf(int64(1), "HSET", "h", "huge", "1.7e308"),
+			stepOf(hashErr("ERR increment would produce NaN or Infinity"), "HINCRBYFLOAT", "h", "huge", "1.7e308"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "str", "f", "x"),
+			stepOf(int64(7), "HLEN", "h"),
 		})
 	})
 }
@@ -289,19 +165,19 @@ func TestHashCommandsAgainstTheWrongType(t *testing.T) {
 				{"HGETEX", key, "EX", "10", "FIELDS", "1", "f"}, {"HGETEX", key, "BAD", "1", "f"},
 				{"HSETEX", key, "FIELDS", "1", "f", "v"}, {"HSETEX", key, "FNX", "PX", "10", "FIELDS", "1", "f", "v"},
 			} {
-				steps = append(steps, hst(hashWrongType, args...))
+				steps = append(steps, stepOf(hashWrongType, args...))
 			}
-			hashRun(t, c, steps)
+			runSteps(t, c, steps)
 		}
 		// Argument errors Redis reports before it looks at the key.
-		hashRun(t, c, []hashStep{
-			hst(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "str", "f", "x"),
-			hst(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "str", "f", "x"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "str", "x"),
-			hst(hashErr("ERR syntax error"), "HRANDFIELD", "str", "1", "x"),
-			hst(hashErr("ERR invalid cursor"), "HSCAN", "str", "x"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HSETEX", "str", "EX", "x", "FIELDS", "1", "f", "v"),
-			hst("v", "GET", "str"),
+		runSteps(t, c, []hashStep{
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HINCRBY", "str", "f", "x"),
+			stepOf(hashErr("ERR value is not a valid float"), "HINCRBYFLOAT", "str", "f", "x"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "str", "x"),
+			stepOf(hashErr("ERR syntax error"), "HRANDFIELD", "str", "1", "x"),
+			stepOf(hashErr("ERR invalid cursor"), "HSCAN", "str", "x"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HSETEX", "str", "EX", "x", "FIELDS", "1", "f", "v"),
+			stepOf("v", "GET", "str"),
 		})
 	})
 }
@@ -354,7 +230,7 @@ func TestHashRandField(t *testing.T) {
 		}
 		fieldsOnly := func(n int, distinct bool) hashCheck {
 			return func(reply any) string {
-				got, ok := hashStrings(reply)
+				got, ok := replyStrings(reply)
 				if !ok || len(got) != n {
 					return fmt.Sprintf("%#v: want %d fields", reply, n)
 				}
@@ -368,33 +244,33 @@ func TestHashRandField(t *testing.T) {
 				return ""
 			}
 		}
-		hashRun(t, c, []hashStep{
-			hst(hashCheck(func(r any) string {
+		runSteps(t, c, []hashStep{
+			stepOf(hashCheck(func(r any) string {
 				if _, ok := fields[fmt.Sprint(r)]; !ok {
 					return fmt.Sprintf("%#v is not a field", r)
 				}
 				return ""
 			}), "HRANDFIELD", "h"),
-			hst(fieldsOnly(3, true), "HRANDFIELD", "h", "3"),
-			hst(fieldsOnly(5, true), "HRANDFIELD", "h", "5"),
-			hst(fieldsOnly(5, true), "HRANDFIELD", "h", "100"),
-			hst(fieldsOnly(20, false), "HRANDFIELD", "h", "-20"),
-			hst(fieldsOnly(1, false), "HRANDFIELD", "h", "-1"),
-			hst([]any{}, "HRANDFIELD", "h", "0"),
-			hst([]any{}, "HRANDFIELD", "h", "0", "WITHVALUES"),
-			hst(withValues(2, true), "HRANDFIELD", "h", "2", "WITHVALUES"),
-			hst(withValues(5, true), "HRANDFIELD", "h", "9", "withvalues"),
-			hst(withValues(12, false), "HRANDFIELD", "h", "-12", "WITHVALUES"),
-			hst(hashNull{}, "HRANDFIELD", "nokey"),
-			hst([]any{}, "HRANDFIELD", "nokey", "5"),
-			hst([]any{}, "HRANDFIELD", "nokey", "-5", "WITHVALUES"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "h", "x"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "h", "-0"),
-			hst(hashErr("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"), "HRANDFIELD", "h", "-9223372036854775808"),
-			hst(hashErr("ERR value is out of range"), "HRANDFIELD", "h", "4611686018427387904", "WITHVALUES"),
-			hst(hashErr("ERR value is out of range"), "HRANDFIELD", "h", "-4611686018427387904", "WITHVALUES"),
-			hst(hashErr("ERR syntax error"), "HRANDFIELD", "h", "1", "WITHVALUE"),
-			hst(hashErr("ERR syntax error"), "HRANDFIELD", "h", "1", "WITHVALUES", "x"),
+			stepOf(fieldsOnly(3, true), "HRANDFIELD", "h", "3"),
+			stepOf(fieldsOnly(5, true), "HRANDFIELD", "h", "5"),
+			stepOf(fieldsOnly(5, true), "HRANDFIELD", "h", "100"),
+			stepOf(fieldsOnly(20, false), "HRANDFIELD", "h", "-20"),
+			stepOf(fieldsOnly(1, false), "HRANDFIELD", "h", "-1"),
+			stepOf([]any{}, "HRANDFIELD", "h", "0"),
+			stepOf([]any{}, "HRANDFIELD", "h", "0", "WITHVALUES"),
+			stepOf(withValues(2, true), "HRANDFIELD", "h", "2", "WITHVALUES"),
+			stepOf(withValues(5, true), "HRANDFIELD", "h", "9", "withvalues"),
+			stepOf(withValues(12, false), "HRANDFIELD", "h", "-12", "WITHVALUES"),
+			stepOf(hashNull{}, "HRANDFIELD", "nokey"),
+			stepOf([]any{}, "HRANDFIELD", "nokey", "5"),
+			stepOf([]any{}, "HRANDFIELD", "nokey", "-5", "WITHVALUES"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "h", "x"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HRANDFIELD", "h", "-0"),
+			stepOf(hashErr("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"), "HRANDFIELD", "h", "-9223372036854775808"),
+			stepOf(hashErr("ERR value is out of range"), "HRANDFIELD", "h", "4611686018427387904", "WITHVALUES"),
+			stepOf(hashErr("ERR value is out of range"), "HRANDFIELD", "h", "-4611686018427387904", "WITHVALUES"),
+			stepOf(hashErr("ERR syntax error"), "HRANDFIELD", "h", "1", "WITHVALUE"),
+			stepOf(hashErr("ERR syntax error"), "HRANDFIELD", "h", "1", "WITHVALUES", "x"),
 		})
 		// A hash too big to sample in memory.
 		args := []any{"HSET", "big"}
@@ -402,7 +278,7 @@ func TestHashRandField(t *testing.T) {
 			args = append(args, fmt.Sprintf("field:%04d", i), strconv.Itoa(i))
 		}
 		hashDo(t, c, args...)
-		got, ok := hashStrings(hashDo(t, c, "HRANDFIELD", "big", "100"))
+		got, ok := replyStrings(hashDo(t, c, "HRANDFIELD", "big", "100"))
 		seen := map[string]bool{}
 		for _, f := range got {
 			seen[f] = true
@@ -410,7 +286,7 @@ func TestHashRandField(t *testing.T) {
 		if !ok || len(got) != 100 || len(seen) != 100 {
 			t.Fatalf("HRANDFIELD big 100: %d fields, %d distinct", len(got), len(seen))
 		}
-		got, ok = hashStrings(hashDo(t, c, "HRANDFIELD", "big", "-3000"))
+		got, ok = replyStrings(hashDo(t, c, "HRANDFIELD", "big", "-3000"))
 		clear(seen)
 		for _, f := range got {
 			seen[f] = true
@@ -425,23 +301,23 @@ func TestHashRandField(t *testing.T) {
 func TestHashScan(t *testing.T) {
 	hashBoth(t, func(t *testing.T, ts *testServer, c *redis.Client) {
 		hashDo(t, c, "HSET", "h", "a", "1", "b", "2", "ab", "3")
-		hashRun(t, c, []hashStep{
-			hst([]any{"0", []any{"a", "1", "ab", "3", "b", "2"}}, "HSCAN", "h", "0"),
-			hst([]any{"0", []any{"a", "1", "ab", "3", "b", "2"}}, "HSCAN", "h", "0", "COUNT", "1"),
-			hst([]any{"0", []any{"a", "1", "ab", "3"}}, "HSCAN", "h", "0", "MATCH", "a*"),
-			hst([]any{"0", []any{"a", "ab", "b"}}, "HSCAN", "h", "0", "NOVALUES"),
-			hst([]any{"0", []any{"ab"}}, "HSCAN", "h", "0", "match", "?b", "novalues", "count", "5"),
-			hst([]any{"0", []any{}}, "HSCAN", "nokey", "0"),
+		runSteps(t, c, []hashStep{
+			stepOf([]any{"0", []any{"a", "1", "ab", "3", "b", "2"}}, "HSCAN", "h", "0"),
+			stepOf([]any{"0", []any{"a", "1", "ab", "3", "b", "2"}}, "HSCAN", "h", "0", "COUNT", "1"),
+			stepOf([]any{"0", []any{"a", "1", "ab", "3"}}, "HSCAN", "h", "0", "MATCH", "a*"),
+			stepOf([]any{"0", []any{"a", "ab", "b"}}, "HSCAN", "h", "0", "NOVALUES"),
+			stepOf([]any{"0", []any{"ab"}}, "HSCAN", "h", "0", "match", "?b", "novalues", "count", "5"),
+			stepOf([]any{"0", []any{}}, "HSCAN", "nokey", "0"),
 			// Redis replies to a missing key before reading the options.
-			hst([]any{"0", []any{}}, "HSCAN", "nokey", "0", "COUNT", "x"),
-			hst(hashErr("ERR invalid cursor"), "HSCAN", "h", "x"),
-			hst(hashErr("ERR invalid cursor"), "HSCAN", "h", "18446744073709551616"),
-			hst(hashErr("ERR value is not an integer or out of range"), "HSCAN", "h", "0", "COUNT", "x"),
-			hst(hashErr("ERR syntax error"), "HSCAN", "h", "0", "COUNT", "0"),
-			hst(hashErr("ERR syntax error"), "HSCAN", "h", "0", "COUNT"),
-			hst(hashErr("ERR syntax error"), "HSCAN", "h", "0", "MATCH"),
-			hst(hashErr("ERR syntax error"), "HSCAN", "h", "0", "TYPE", "hash"),
-			hst(hashArity("hscan"), "HSCAN", "h"),
+			stepOf([]any{"0", []any{}}, "HSCAN", "nokey", "0", "COUNT", "x"),
+			stepOf(hashErr("ERR invalid cursor"), "HSCAN", "h", "x"),
+			stepOf(hashErr("ERR invalid cursor"), "HSCAN", "h", "18446744073709551616"),
+			stepOf(hashErr("ERR value is not an integer or out of range"), "HSCAN", "h", "0", "COUNT", "x"),
+			stepOf(hashErr("ERR syntax error"), "HSCAN", "h", "0", "COUNT", "0"),
+			stepOf(hashErr("ERR syntax error"), "HSCAN", "h", "0", "COUNT"),
+			stepOf(hashErr("ERR syntax error"), "HSCAN", "h", "0", "MATCH"),
+			stepOf(hashErr("ERR syntax error"), "HSCAN", "h", "0", "TYPE", "hash"),
+			stepOf(hashArity("hscan"), "HSCAN", "h"),
 		})
 		// A big hash is scanned in pages; every field comes back.
 		const n = 1000
@@ -462,7 +338,7 @@ func TestHashScan(t *testing.T) {
 			if _, err := strconv.ParseUint(cursor, 10, 64); err != nil {
 				t.Fatalf("cursor %q is not a decimal u64", cursor)
 			}
-			page, ok := hashPairsOf(reply[1])
+			page, ok := replyPairsOf(reply[1])
 			if !ok {
 				t.Fatalf("HSCAN page %#v", reply[1])
 			}
@@ -500,43 +376,43 @@ func TestHashFieldExpiryCommands(t *testing.T) {
 			}
 		}
 		sec := now.Unix()
-		hashRun(t, c, []hashStep{
-			hst([]any{int64(-2), int64(-2)}, "HEXPIRE", "h", "100", "FIELDS", "2", "a", "b"),
-			hst([]any{int64(-2)}, "HTTL", "h", "FIELDS", "1", "a"),
-			hst([]any{int64(-2)}, "HPERSIST", "h", "FIELDS", "1", "a"),
-			hst(int64(0), "EXISTS", "h"),
-			hst(int64(4), "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"),
-			hst([]any{int64(1), int64(-2)}, "HEXPIRE", "h", "100", "FIELDS", "2", "a", "zz"),
-			hst([]any{int64(0), int64(1)}, "HEXPIRE", "h", "200", "NX", "FIELDS", "2", "a", "b"),
-			hst([]any{int64(1), int64(0)}, "HEXPIRE", "h", "300", "XX", "FIELDS", "2", "a", "c"),
-			hst([]any{int64(0), int64(1), int64(0)}, "HEXPIRE", "h", "250", "GT", "FIELDS", "3", "a", "b", "c"),
-			hst([]any{int64(1), int64(0), int64(1)}, "HEXPIRE", "h", "250", "LT", "FIELDS", "3", "a", "b", "c"),
-			hst([]any{int64(250), int64(250), int64(250), int64(-1), int64(-2)}, "HTTL", "h", "FIELDS", "5", "a", "b", "c", "d", "zz"),
-			hst(inRange(249_000, 250_000), "HPTTL", "h", "FIELDS", "1", "a"),
-			hst(inRange(sec+249, sec+252), "HEXPIRETIME", "h", "FIELDS", "1", "a"),
-			hst(inRange(sec*1000+249_000, sec*1000+252_000), "HPEXPIRETIME", "h", "FIELDS", "1", "a"),
-			hst([]any{int64(1)}, "HPEXPIRE", "h", "5000", "FIELDS", "1", "d"),
-			hst(inRange(4000, 5000), "HPTTL", "h", "FIELDS", "1", "d"),
-			hst([]any{int64(1)}, "HEXPIREAT", "h", strconv.FormatInt(sec+1000, 10), "FIELDS", "1", "d"),
-			hst([]any{sec + 1000}, "HEXPIRETIME", "h", "FIELDS", "1", "d"),
-			hst([]any{int64(1)}, "HPEXPIREAT", "h", strconv.FormatInt(sec*1000+2_000_123, 10), "FIELDS", "1", "d"),
-			hst([]any{sec*1000 + 2_000_123}, "HPEXPIRETIME", "h", "FIELDS", "1", "d"),
+		runSteps(t, c, []hashStep{
+			stepOf([]any{int64(-2), int64(-2)}, "HEXPIRE", "h", "100", "FIELDS", "2", "a", "b"),
+			stepOf([]any{int64(-2)}, "HTTL", "h", "FIELDS", "1", "a"),
+			stepOf([]any{int64(-2)}, "HPERSIST", "h", "FIELDS", "1", "a"),
+			stepOf(int64(0), "EXISTS", "h"),
+			stepOf(int64(4), "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"),
+			stepOf([]any{int64(1), int64(-2)}, "HEXPIRE", "h", "100", "FIELDS", "2", "a", "zz"),
+			stepOf([]any{int64(0), int64(1)}, "HEXPIRE", "h", "200", "NX", "FIELDS", "2", "a", "b"),
+			stepOf([]any{int64(1), int64(0)}, "HEXPIRE", "h", "300", "XX", "FIELDS", "2", "a", "c"),
+			stepOf([]any{int64(0), int64(1), int64(0)}, "HEXPIRE", "h", "250", "GT", "FIELDS", "3", "a", "b", "c"),
+			stepOf([]any{int64(1), int64(0), int64(1)}, "HEXPIRE", "h", "250", "LT", "FIELDS", "3", "a", "b", "c"),
+			stepOf([]any{int64(250), int64(250), int64(250), int64(-1), int64(-2)}, "HTTL", "h", "FIELDS", "5", "a", "b", "c", "d", "zz"),
+			stepOf(inRange(249_000, 250_000), "HPTTL", "h", "FIELDS", "1", "a"),
+			stepOf(inRange(sec+249, sec+252), "HEXPIRETIME", "h", "FIELDS", "1", "a"),
+			stepOf(inRange(sec*1000+249_000, sec*1000+252_000), "HPEXPIRETIME", "h", "FIELDS", "1", "a"),
+			stepOf([]any{int64(1)}, "HPEXPIRE", "h", "5000", "FIELDS", "1", "d"),
+			stepOf(inRange(4000, 5000), "HPTTL", "h", "FIELDS", "1", "d"),
+			stepOf([]any{int64(1)}, "HEXPIREAT", "h", strconv.FormatInt(sec+1000, 10), "FIELDS", "1", "d"),
+			stepOf([]any{sec + 1000}, "HEXPIRETIME", "h", "FIELDS", "1", "d"),
+			stepOf([]any{int64(1)}, "HPEXPIREAT", "h", strconv.FormatInt(sec*1000+2_000_123, 10), "FIELDS", "1", "d"),
+			stepOf([]any{sec*1000 + 2_000_123}, "HPEXPIRETIME", "h", "FIELDS", "1", "d"),
 			// HEXPIRETIME rounds up, as HTTL does.
-			hst([]any{sec + 2001}, "HEXPIRETIME", "h", "FIELDS", "1", "d"),
-			hst([]any{int64(1), int64(-1), int64(-2)}, "HPERSIST", "h", "FIELDS", "3", "a", "a", "zz"),
-			hst([]any{int64(-1), int64(250)}, "HTTL", "h", "FIELDS", "2", "a", "b"),
+			stepOf([]any{sec + 2001}, "HEXPIRETIME", "h", "FIELDS", "1", "d"),
+			stepOf([]any{int64(1), int64(-1), int64(-2)}, "HPERSIST", "h", "FIELDS", "3", "a", "a", "zz"),
+			stepOf([]any{int64(-1), int64(250)}, "HTTL", "h", "FIELDS", "2", "a", "b"),
 			// A deadline not in the future deletes the field.
-			hst([]any{int64(2), int64(-2), int64(0)}, "HEXPIREAT", "h", "1", "NX", "FIELDS", "3", "a", "zz", "b"),
-			hst([]any{int64(2)}, "HPEXPIRE", "h", "0", "FIELDS", "1", "b"),
-			hst(hashPairs{"c": "3", "d": "4"}, "HGETALL", "h"),
-			hst(int64(2), "HLEN", "h"),
+			stepOf([]any{int64(2), int64(-2), int64(0)}, "HEXPIREAT", "h", "1", "NX", "FIELDS", "3", "a", "zz", "b"),
+			stepOf([]any{int64(2)}, "HPEXPIRE", "h", "0", "FIELDS", "1", "b"),
+			stepOf(hashPairs{"c": "3", "d": "4"}, "HGETALL", "h"),
+			stepOf(int64(2), "HLEN", "h"),
 			// HSET drops a field's deadline; HINCRBY keeps it.
-			hst(int64(0), "HSET", "h", "c", "30"),
-			hst([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "c"),
-			hst(int64(5), "HINCRBY", "h", "d", "1"),
-			hst([]any{sec*1000 + 2_000_123}, "HPEXPIRETIME", "h", "FIELDS", "1", "d"),
-			hst([]any{int64(2), int64(2)}, "HEXPIRE", "h", "0", "FIELDS", "2", "c", "d"),
-			hst(int64(0), "EXISTS", "h"),
+			stepOf(int64(0), "HSET", "h", "c", "30"),
+			stepOf([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "c"),
+			stepOf(int64(5), "HINCRBY", "h", "d", "1"),
+			stepOf([]any{sec*1000 + 2_000_123}, "HPEXPIRETIME", "h", "FIELDS", "1", "d"),
+			stepOf([]any{int64(2), int64(2)}, "HEXPIRE", "h", "0", "FIELDS", "2", "c", "d"),
+			stepOf(int64(0), "EXISTS", "h"),
 		})
 	})
 }
@@ -549,39 +425,39 @@ func TestHashFieldExpiryArgumentErrors(t *testing.T) {
 		mismatch := hashErr("ERR The `numfields` parameter must match the number of arguments")
 		positive := hashErr("ERR Number of fields must be a positive integer")
 		negative := hashErr("ERR invalid expire time, must be >= 0")
-		hashRun(t, c, []hashStep{
-			hst(negative, "HEXPIRE", "h", "-1", "FIELDS", "1", "f1"),
-			hst(negative, "HEXPIRE", "h", "-9223372036854775808", "FIELDS", "1", "f1"),
-			hst(notInt, "HEXPIRE", "h", "x", "FIELDS", "1", "f1"),
-			hst(notInt, "HEXPIRE", "h", "9223372036854775808", "FIELDS", "1", "f1"),
-			hst(hashErr("ERR invalid expire time in 'hexpire' command"), "HEXPIRE", "h", strconv.Itoa((1<<48)/1000), "FIELDS", "1", "f1"),
-			hst(hashErr("ERR invalid expire time in 'hexpireat' command"), "HEXPIREAT", "h", strconv.FormatInt((1<<46)/1000+1, 10), "FIELDS", "1", "f1"),
-			hst(hashErr("ERR invalid expire time in 'hpexpire' command"), "HPEXPIRE", "h", strconv.Itoa(1<<46), "FIELDS", "1", "f1"),
-			hst(hashErr("ERR invalid expire time in 'hpexpireat' command"), "HPEXPIREAT", "h", strconv.Itoa(1<<46), "FIELDS", "1", "f1"),
-			hst([]any{int64(1)}, "HPEXPIREAT", "h", strconv.Itoa(1<<46-1), "FIELDS", "1", "f1"),
-			hst([]any{int64(1<<46 - 1)}, "HPEXPIRETIME", "h", "FIELDS", "1", "f1"),
-			hst(hashErr("ERR Parameter `numFields` should be greater than 0"), "HPEXPIRE", "h", "1000", "NX", "FIELDS", "0", "f1"),
-			hst(hashErr("ERR Parameter `numFields` should be greater than 0"), "HPEXPIRE", "h", "1000", "FIELDS", "x", "f1"),
-			hst(mismatch, "HPEXPIRE", "h", "1000", "NX", "FIELDS", "4", "f1", "f2", "f3"),
-			hst(mismatch, "HPEXPIRE", "h", "1000", "FIELDS", "2", "f1", "f2", "f3"),
-			hst(mismatch, "HPEXPIRE", "h", "1000", "NX", "FIELDS", "1"),
-			hst(noFields, "HPEXPIRE", "h", "1000", "BAD", "FIELDS", "1", "f1"),
-			hst(noFields, "HPEXPIRE", "h", "1000", "NX", "1", "f1"),
-			hst(hashArity("hpexpire"), "HPEXPIRE", "h", "1000", "FIELDS", "1"),
-			hst(mismatch, "HTTL", "h", "FIELDS", "1", "f1", "f2"),
-			hst(mismatch, "HTTL", "h", "FIELDS", "3", "f1", "f2"),
-			hst(positive, "HTTL", "h", "FIELDS", "0", "f1"),
-			hst(positive, "HPTTL", "h", "FIELDS", "-1", "f1"),
-			hst(positive, "HEXPIRETIME", "h", "FIELDS", "9223372036854775808", "f1"),
-			hst(noFields, "HPEXPIRETIME", "h", "FIELD", "1", "f1"),
-			hst(hashArity("httl"), "HTTL", "h", "FIELDS", "1"),
-			hst(mismatch, "HPERSIST", "h", "FIELDS", "2", "f1", "f2", "f3"),
-			hst(positive, "HPERSIST", "h", "FIELDS", "0", "f1"),
-			hst(hashArity("hpersist"), "HPERSIST", "h", "FIELDS", "1"),
+		runSteps(t, c, []hashStep{
+			stepOf(negative, "HEXPIRE", "h", "-1", "FIELDS", "1", "f1"),
+			stepOf(negative, "HEXPIRE", "h", "-9223372036854775808", "FIELDS", "1", "f1"),
+			stepOf(notInt, "HEXPIRE", "h", "x", "FIELDS", "1", "f1"),
+			stepOf(notInt, "HEXPIRE", "h", "9223372036854775808", "FIELDS", "1", "f1"),
+			stepOf(hashErr("ERR invalid expire time in 'hexpire' command"), "HEXPIRE", "h", strconv.Itoa((1<<48)/1000), "FIELDS", "1", "f1"),
+			stepOf(hashErr("ERR invalid expire time in 'hexpireat' command"), "HEXPIREAT", "h", strconv.FormatInt((1<<46)/1000+1, 10), "FIELDS", "1", "f1"),
+			stepOf(hashErr("ERR invalid expire time in 'hpexpire' command"), "HPEXPIRE", "h", strconv.Itoa(1<<46), "FIELDS", "1", "f1"),
+			stepOf(hashErr("ERR invalid expire time in 'hpexpireat' command"), "HPEXPIREAT", "h", strconv.Itoa(1<<46), "FIELDS", "1", "f1"),
+			stepOf([]any{int64(1)}, "HPEXPIREAT", "h", strconv.Itoa(1<<46-1), "FIELDS", "1", "f1"),
+			stepOf([]any{int64(1<<46 - 1)}, "HPEXPIRETIME", "h", "FIELDS", "1", "f1"),
+			stepOf(hashErr("ERR Parameter `numFields` should be greater than 0"), "HPEXPIRE", "h", "1000", "NX", "FIELDS", "0", "f1"),
+			stepOf(hashErr("ERR Parameter `numFields` should be greater than 0"), "HPEXPIRE", "h", "1000", "FIELDS", "x", "f1"),
+			stepOf(mismatch, "HPEXPIRE", "h", "1000", "NX", "FIELDS", "4", "f1", "f2", "f3"),
+			stepOf(mismatch, "HPEXPIRE", "h", "1000", "FIELDS", "2", "f1", "f2", "f3"),
+			stepOf(mismatch, "HPEXPIRE", "h", "1000", "NX", "FIELDS", "1"),
+			stepOf(noFields, "HPEXPIRE", "h", "1000", "BAD", "FIELDS", "1", "f1"),
+			stepOf(noFields, "HPEXPIRE", "h", "1000", "NX", "1", "f1"),
+			stepOf(hashArity("hpexpire"), "HPEXPIRE", "h", "1000", "FIELDS", "1"),
+			stepOf(mismatch, "HTTL", "h", "FIELDS", "1", "f1", "f2"),
+			stepOf(mismatch, "HTTL", "h", "FIELDS", "3", "f1", "f2"),
+			stepOf(positive, "HTTL", "h", "FIELDS", "0", "f1"),
+			stepOf(positive, "HPTTL", "h", "FIELDS", "-1", "f1"),
+			stepOf(positive, "HEXPIRETIME", "h", "FIELDS", "9223372036854775808", "f1"),
+			stepOf(noFields, "HPEXPIRETIME", "h", "FIELD", "1", "f1"),
+			stepOf(hashArity("httl"), "HTTL", "h", "FIELDS", "1"),
+			stepOf(mismatch, "HPERSIST", "h", "FIELDS", "2", "f1", "f2", "f3"),
+			stepOf(positive, "HPERSIST", "h", "FIELDS", "0", "f1"),
+			stepOf(hashArity("hpersist"), "HPERSIST", "h", "FIELDS", "1"),
 			// The key is looked up first: a missing one answers for every
 			// field once the arguments parse.
-			hst([]any{int64(-2), int64(-2)}, "HPEXPIRE", "nokey", "1000", "FIELDS", "2", "a", "b"),
-			hst([]any{int64(-2)}, "HPEXPIRETIME", "nokey", "FIELDS", "1", "a"),
+			stepOf([]any{int64(-2), int64(-2)}, "HPEXPIRE", "nokey", "1000", "FIELDS", "2", "a", "b"),
+			stepOf([]any{int64(-2)}, "HPEXPIRETIME", "nokey", "FIELDS", "1", "a"),
 		})
 	})
 }
@@ -603,49 +479,49 @@ func TestHashGetExSetExGetDel(t *testing.T) {
 				return ""
 			}
 		}
-		hashRun(t, c, []hashStep{
+		runSteps(t, c, []hashStep{
 			// HSETEX
-			hst(int64(0), "HSETEX", "h", "FXX", "FIELDS", "2", "f1", "v1", "f2", "v2"),
-			hst(int64(0), "EXISTS", "h"),
-			hst(int64(1), "HSETEX", "h", "FIELDS", "1", "f1", "v1"),
-			hst(int64(1), "HSETEX", "h", "FIELDS", "1", "f1", "v11"),
-			hst("v11", "HGET", "h", "f1"),
-			hst(int64(0), "HSETEX", "h", "FXX", "FIELDS", "2", "f1", "x", "f2", "x"),
-			hst(int64(0), "HSETEX", "h", "FNX", "FIELDS", "2", "f1", "x", "f2", "x"),
-			hst(hashPairs{"f1": "v11"}, "HGETALL", "h"),
-			hst(int64(1), "HSETEX", "h", "FNX", "EX", "100", "FIELDS", "2", "f2", "v2", "f3", "v3"),
-			hst(ttlIn(99, 100), "HTTL", "h", "FIELDS", "2", "f2", "f3"),
-			hst(int64(1), "HSETEX", "h", "PX", "5000", "FXX", "FIELDS", "2", "f1", "v1", "f2", "v2"),
-			hst(ttlIn(4000, 5000), "HPTTL", "h", "FIELDS", "2", "f1", "f2"),
-			hst(int64(1), "HSETEX", "h", "KEEPTTL", "FIELDS", "1", "f2", "v22"),
-			hst(ttlIn(4000, 5000), "HPTTL", "h", "FIELDS", "1", "f2"),
-			hst(int64(1), "HSETEX", "h", "FIELDS", "1", "f2", "v222"),
-			hst([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "f2"),
-			hst(int64(1), "HSETEX", "h", "EXAT", strconv.FormatInt(sec+10, 10), "FIELDS", "1", "f4", "v4"),
-			hst([]any{sec + 10}, "HEXPIRETIME", "h", "FIELDS", "1", "f4"),
-			hst(int64(1), "HSETEX", "h", "PXAT", strconv.FormatInt(sec*1000+10_500, 10), "FIELDS", "1", "f4", "v4"),
-			hst([]any{sec*1000 + 10_500}, "HPEXPIRETIME", "h", "FIELDS", "1", "f4"),
-			hst(int64(1), "HSETEX", "h", "EXAT", "1", "FIELDS", "2", "f4", "x", "f5", "x"),
-			hst(hashPairs{"f1": "v1", "f2": "v222", "f3": "v3"}, "HGETALL", "h"),
+			stepOf(int64(0), "HSETEX", "h", "FXX", "FIELDS", "2", "f1", "v1", "f2", "v2"),
+			stepOf(int64(0), "EXISTS", "h"),
+			stepOf(int64(1), "HSETEX", "h", "FIELDS", "1", "f1", "v1"),
+			stepOf(int64(1), "HSETEX", "h", "FIELDS", "1", "f1", "v11"),
+			stepOf("v11", "HGET", "h", "f1"),
+			stepOf(int64(0), "HSETEX", "h", "FXX", "FIELDS", "2", "f1", "x", "f2", "x"),
+			stepOf(int64(0), "HSETEX", "h", "FNX", "FIELDS", "2", "f1", "x", "f2", "x"),
+			stepOf(hashPairs{"f1": "v11"}, "HGETALL", "h"),
+			stepOf(int64(1), "HSETEX", "h", "FNX", "EX", "100", "FIELDS", "2", "f2", "v2", "f3", "v3"),
+			stepOf(ttlIn(99, 100), "HTTL", "h", "FIELDS", "2", "f2", "f3"),
+			stepOf(int64(1), "HSETEX", "h", "PX", "5000", "FXX", "FIELDS", "2", "f1", "v1", "f2", "v2"),
+			stepOf(ttlIn(4000, 5000), "HPTTL", "h", "FIELDS", "2", "f1", "f2"),
+			stepOf(int64(1), "HSETEX", "h", "KEEPTTL", "FIELDS", "1", "f2", "v22"),
+			stepOf(ttlIn(4000, 5000), "HPTTL", "h", "FIELDS", "1", "f2"),
+			stepOf(int64(1), "HSETEX", "h", "FIELDS", "1", "f2", "v222"),
+			stepOf([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "f2"),
+			stepOf(int64(1), "HSETEX", "h", "EXAT", strconv.FormatInt(sec+10, 10), "FIELDS", "1", "f4", "v4"),
+			stepOf([]any{sec + 10}, "HEXPIRETIME", "h", "FIELDS", "1", "f4"),
+			stepOf(int64(1), "HSETEX", "h", "PXAT", strconv.FormatInt(sec*1000+10_500, 10), "FIELDS", "1", "f4", "v4"),
+			stepOf([]any{sec*1000 + 10_500}, "HPEXPIRETIME", "h", "FIELDS", "1", "f4"),
+			stepOf(int64(1), "HSETEX", "h", "EXAT", "1", "FIELDS", "2", "f4", "x", "f5", "x"),
+			stepOf(hashPairs{"f1": "v1", "f2": "v222", "f3": "v3"}, "HGETALL", "h"),
 			// HGETEX
-			hst([]any{"v1", nil}, "HGETEX", "h", "FIELDS", "2", "f1", "nope"),
-			hst([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "f2"),
-			hst([]any{"v222"}, "HGETEX", "h", "EX", "1000", "FIELDS", "1", "f2"),
-			hst(ttlIn(999, 1000), "HTTL", "h", "FIELDS", "1", "f2"),
-			hst([]any{"v222", "v3"}, "HGETEX", "h", "PERSIST", "FIELDS", "2", "f2", "f3"),
-			hst([]any{int64(-1), int64(-1)}, "HTTL", "h", "FIELDS", "2", "f2", "f3"),
-			hst([]any{"v1"}, "HGETEX", "h", "PX", "20000", "FIELDS", "1", "f1"),
-			hst(ttlIn(19000, 20000), "HPTTL", "h", "FIELDS", "1", "f1"),
-			hst([]any{"v1"}, "HGETEX", "h", "EXAT", strconv.FormatInt(sec+30, 10), "FIELDS", "1", "f1"),
-			hst([]any{sec + 30}, "HEXPIRETIME", "h", "FIELDS", "1", "f1"),
-			hst([]any{"v1"}, "HGETEX", "h", "PXAT", "1", "FIELDS", "1", "f1"),
-			hst(int64(0), "HEXISTS", "h", "f1"),
-			hst([]any{nil, nil}, "HGETEX", "nokey", "EX", "10", "FIELDS", "2", "a", "b"),
+			stepOf([]any{"v1", nil}, "HGETEX", "h", "FIELDS", "2", "f1", "nope"),
+			stepOf([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "f2"),
+			stepOf([]any{"v222"}, "HGETEX", "h", "EX", "1000", "FIELDS", "1", "f2"),
+			stepOf(ttlIn(999, 1000), "HTTL", "h", "FIELDS", "1", "f2"),
+			stepOf([]any{"v222", "v3"}, "HGETEX", "h", "PERSIST", "FIELDS", "2", "f2", "f3"),
+			stepOf([]any{int64(-1), int64(-1)}, "HTTL", "h", "FIELDS", "2", "f2", "f3"),
+			stepOf([]any{"v1"}, "HGETEX", "h", "PX", "20000", "FIELDS", "1", "f1"),
+			stepOf(ttlIn(19000, 20000), "HPTTL", "h", "FIELDS", "1", "f1"),
+			stepOf([]any{"v1"}, "HGETEX", "h", "EXAT", strconv.FormatInt(sec+30, 10), "FIELDS", "1", "f1"),
+			stepOf([]any{sec + 30}, "HEXPIRETIME", "h", "FIELDS", "1", "f1"),
+			stepOf([]any{"v1"}, "HGETEX", "h", "PXAT", "1", "FIELDS", "1", "f1"),
+			stepOf(int64(0), "HEXISTS", "h", "f1"),
+			stepOf([]any{nil, nil}, "HGETEX", "nokey", "EX", "10", "FIELDS", "2", "a", "b"),
 			// HGETDEL
-			hst([]any{"v222", nil, nil}, "HGETDEL", "h", "FIELDS", "3", "f2", "nope", "f2"),
-			hst([]any{nil}, "HGETDEL", "nokey", "FIELDS", "1", "a"),
-			hst([]any{"v3"}, "HGETDEL", "h", "fields", "1", "f3"),
-			hst(int64(0), "EXISTS", "h"),
+			stepOf([]any{"v222", nil, nil}, "HGETDEL", "h", "FIELDS", "3", "f2", "nope", "f2"),
+			stepOf([]any{nil}, "HGETDEL", "nokey", "FIELDS", "1", "a"),
+			stepOf([]any{"v3"}, "HGETDEL", "h", "fields", "1", "f3"),
+			stepOf(int64(0), "EXISTS", "h"),
 		})
 		// Argument errors, in Redis's order.
 		notInt := hashErr("ERR value is not an integer or out of range")
@@ -654,104 +530,104 @@ func TestHashGetExSetExGetDel(t *testing.T) {
 		positive := hashErr("ERR Number of fields must be a positive integer")
 		onlyOne := hashErr("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified")
 		fxxFnx := hashErr("ERR Only one of FXX or FNX arguments can be specified")
-		hashRun(t, c, []hashStep{
-			hst(hashArity("hgetex"), "HGETEX", "h", "FIELDS", "1"),
-			hst(noFields, "HGETEX", "h", "XFIELDX", "1", "a"),
-			hst(noFields, "HGETEX", "h", "PXAT", "1", "1"),
-			hst(noFields, "HGETEX", "h", "PERSIST", "1", "FIELDS", "1", "a"),
-			hst(mismatch, "HGETEX", "h", "FIELDS", "2", "a"),
-			hst(positive, "HGETEX", "h", "FIELDS", "0", "a"),
-			hst(positive, "HGETEX", "h", "FIELDS", "-1", "a"),
-			hst(positive, "HGETEX", "h", "FIELDS", "9223372036854775808", "a"),
-			hst(notInt, "HGETEX", "h", "EX", "bla", "FIELDS", "1", "a"),
-			hst(notInt, "HGETEX", "h", "EX", "9223372036854775808", "FIELDS", "1", "a"),
-			hst(hashErr("ERR invalid expire time, must be >= 0"), "HGETEX", "h", "PX", "-1", "FIELDS", "1", "a"),
-			hst(hashErr("ERR invalid expire time, must be >= 0"), "HGETEX", "h", "EX", "-1", "FIELDS", "1", "a"),
-			hst(hashErr("ERR invalid expire time in 'hgetex' command"), "HGETEX", "h", "EX", strconv.Itoa(1<<48), "FIELDS", "1", "a"),
-			hst(hashErr("ERR invalid expire time in 'hgetex' command"), "HGETEX", "h", "PXAT", strconv.Itoa(1<<46+100), "FIELDS", "1", "a"),
-			hst(hashArity("hgetex"), "HGETEX", "h", "EX", "10", "FIELDS"),
-			hst(hashArity("hgetdel"), "HGETDEL", "h", "FIELDS", "1"),
-			hst(noFields, "HGETDEL", "h", "FIELD", "1", "a"),
-			hst(mismatch, "HGETDEL", "h", "FIELDS", "2", "a"),
-			hst(positive, "HGETDEL", "h", "FIELDS", "0", "a"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "1"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b", "c"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b", "c", "d", "e"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "3", "a", "b", "c", "d"),
-			hst(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "1", "a", "b", "unknown"),
-			hst(hashErr("ERR unknown argument: nx"), "HSETEX", "h", "nx", "FIELDS", "1", "a", "b"),
-			hst(hashErr("ERR unknown argument: 1"), "HSETEX", "h", "1", "FIELDS", "1", "a", "b"),
-			hst(fxxFnx, "HSETEX", "h", "FXX", "FXX", "EX", "100", "FIELDS", "1", "a", "b"),
-			hst(fxxFnx, "HSETEX", "h", "FNX", "FXX", "EX", "100", "FIELDS", "1", "a", "b"),
-			hst(onlyOne, "HSETEX", "h", "EX", "100", "PX", "1000", "FIELDS", "1", "a", "b"),
-			hst(onlyOne, "HSETEX", "h", "EX", "100", "KEEPTTL", "FIELDS", "1", "a", "b"),
-			hst(onlyOne, "HSETEX", "h", "KEEPTTL", "EX", "100", "FIELDS", "1", "a", "b"),
-			hst(onlyOne, "HSETEX", "h", "KEEPTTL", "KEEPTTL", "FIELDS", "1", "a", "b"),
-			hst(onlyOne, "HSETEX", "h", "PXAT", "100", "EXAT", "100", "FIELDS", "1", "a", "b"),
-			hst(notInt, "HSETEX", "h", "EX", "FIELDS", "1", "a", "b"),
-			hst(hashErr("ERR invalid expire time in 'hsetex' command"), "HSETEX", "h", "EXAT", strconv.Itoa(1<<48), "1", "a", "b"),
-			hst(hashErr("ERR invalid expire time, must be >= 0"), "HSETEX", "h", "EXAT", "-1", "1", "a", "b"),
-			hst(notInt, "HSETEX", "h", "EXAT", "9223372036854775808", "1", "a", "b"),
-			hst(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "x", "a", "b"),
-			hst(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "0", "a", "b"),
-			hst(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "-1", "a", "b"),
-			hst(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "2147483648", "a", "b"),
-			hst(int64(0), "EXISTS", "h"),
+		runSteps(t, c, []hashStep{
+			stepOf(hashArity("hgetex"), "HGETEX", "h", "FIELDS", "1"),
+			stepOf(noFields, "HGETEX", "h", "XFIELDX", "1", "a"),
+			stepOf(noFields, "HGETEX", "h", "PXAT", "1", "1"),
+			stepOf(noFields, "HGETEX", "h", "PERSIST", "1", "FIELDS", "1", "a"),
+			stepOf(mismatch, "HGETEX", "h", "FIELDS", "2", "a"),
+			stepOf(positive, "HGETEX", "h", "FIELDS", "0", "a"),
+			stepOf(positive, "HGETEX", "h", "FIELDS", "-1", "a"),
+			stepOf(positive, "HGETEX", "h", "FIELDS", "9223372036854775808", "a"),
+			stepOf(notInt, "HGETEX", "h", "EX", "bla", "FIELDS", "1", "a"),
+			stepOf(notInt, "HGETEX", "h", "EX", "9223372036854775808", "FIELDS", "1", "a"),
+			stepOf(hashErr("ERR invalid expire time, must be >= 0"), "HGETEX", "h", "PX", "-1", "FIELDS", "1", "a"),
+			stepOf(hashErr("ERR invalid expire time, must be >= 0"), "HGETEX", "h", "EX", "-1", "FIELDS", "1", "a"),
+			stepOf(hashErr("ERR invalid expire time in 'hgetex' command"), "HGETEX", "h", "EX", strconv.Itoa(1<<48), "FIELDS", "1", "a"),
+			stepOf(hashErr("ERR invalid expire time in 'hgetex' command"), "HGETEX", "h", "PXAT", strconv.Itoa(1<<46+100), "FIELDS", "1", "a"),
+			stepOf(hashArity("hgetex"), "HGETEX", "h", "EX", "10", "FIELDS"),
+			stepOf(hashArity("hgetdel"), "HGETDEL", "h", "FIELDS", "1"),
+			stepOf(noFields, "HGETDEL", "h", "FIELD", "1", "a"),
+			stepOf(mismatch, "HGETDEL", "h", "FIELDS", "2", "a"),
+			stepOf(positive, "HGETDEL", "h", "FIELDS", "0", "a"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "1"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b", "c"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "2", "a", "b", "c", "d", "e"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "3", "a", "b", "c", "d"),
+			stepOf(hashArity("hsetex"), "HSETEX", "h", "FIELDS", "1", "a", "b", "unknown"),
+			stepOf(hashErr("ERR unknown argument: nx"), "HSETEX", "h", "nx", "FIELDS", "1", "a", "b"),
+			stepOf(hashErr("ERR unknown argument: 1"), "HSETEX", "h", "1", "FIELDS", "1", "a", "b"),
+			stepOf(fxxFnx, "HSETEX", "h", "FXX", "FXX", "EX", "100", "FIELDS", "1", "a", "b"),
+			stepOf(fxxFnx, "HSETEX", "h", "FNX", "FXX", "EX", "100", "FIELDS", "1", "a", "b"),
+			stepOf(onlyOne, "HSETEX", "h", "EX", "100", "PX", "1000", "FIELDS", "1", "a", "b"),
+			stepOf(onlyOne, "HSETEX", "h", "EX", "100", "KEEPTTL", "FIELDS", "1", "a", "b"),
+			stepOf(onlyOne, "HSETEX", "h", "KEEPTTL", "EX", "100", "FIELDS", "1", "a", "b"),
+			stepOf(onlyOne, "HSETEX", "h", "KEEPTTL", "KEEPTTL", "FIELDS", "1", "a", "b"),
+			stepOf(onlyOne, "HSETEX", "h", "PXAT", "100", "EXAT", "100", "FIELDS", "1", "a", "b"),
+			stepOf(notInt, "HSETEX", "h", "EX", "FIELDS", "1", "a", "b"),
+			stepOf(hashErr("ERR invalid expire time in 'hsetex' command"), "HSETEX", "h", "EXAT", strconv.Itoa(1<<48), "1", "a", "b"),
+			stepOf(hashErr("ERR invalid expire time, must be >= 0"), "HSETEX", "h", "EXAT", "-1", "1", "a", "b"),
+			stepOf(notInt, "HSETEX", "h", "EXAT", "9223372036854775808", "1", "a", "b"),
+			stepOf(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "x", "a", "b"),
+			stepOf(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "0", "a", "b"),
+			stepOf(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "-1", "a", "b"),
+			stepOf(hashErr("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "2147483648", "a", "b"),
+			stepOf(int64(0), "EXISTS", "h"),
 		})
 	})
 }
 
 func TestHashExpiredFieldsAreInvisibleAndReclaimed(t *testing.T) {
 	hashBoth(t, func(t *testing.T, ts *testServer, c *redis.Client) {
-		hashRun(t, c, []hashStep{
-			hst(int64(4), "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"),
-			hst(int64(2), "HSET", "all", "x", "1", "y", "2"),
-			hst([]any{int64(1), int64(1)}, "HPEXPIRE", "h", "100", "FIELDS", "2", "a", "b"),
-			hst([]any{int64(1)}, "HPEXPIRE", "h", "100000", "FIELDS", "1", "d"),
-			hst([]any{int64(1), int64(1)}, "HPEXPIRE", "all", "100", "FIELDS", "2", "x", "y"),
+		runSteps(t, c, []hashStep{
+			stepOf(int64(4), "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"),
+			stepOf(int64(2), "HSET", "all", "x", "1", "y", "2"),
+			stepOf([]any{int64(1), int64(1)}, "HPEXPIRE", "h", "100", "FIELDS", "2", "a", "b"),
+			stepOf([]any{int64(1)}, "HPEXPIRE", "h", "100000", "FIELDS", "1", "d"),
+			stepOf([]any{int64(1), int64(1)}, "HPEXPIRE", "all", "100", "FIELDS", "2", "x", "y"),
 			// Copies and renames keep the fields' deadlines.
-			hst(int64(1), "COPY", "h", "copy"),
-			hst("OK", "RENAME", "all", "all2"),
-			hst("OK", "RENAME", "all2", "all"),
+			stepOf(int64(1), "COPY", "h", "copy"),
+			stepOf("OK", "RENAME", "all", "all2"),
+			stepOf("OK", "RENAME", "all2", "all"),
 		})
 		time.Sleep(200 * time.Millisecond)
-		hashRun(t, c, []hashStep{
-			hst(hashNull{}, "HGET", "h", "a"),
-			hst(int64(0), "HEXISTS", "h", "b"),
-			hst(int64(0), "HSTRLEN", "h", "a"),
-			hst([]any{nil, nil, "3"}, "HMGET", "h", "a", "b", "c"),
-			hst(int64(2), "HLEN", "h"),
-			hst(hashPairs{"c": "3", "d": "4"}, "HGETALL", "h"),
-			hst(hashPairs{"c": "3", "d": "4"}, "HGETALL", "copy"),
-			hst(hashAnyOrder{"c", "d"}, "HKEYS", "h"),
-			hst(hashAnyOrder{"3", "4"}, "HVALS", "h"),
-			hst(hashAnyOrder{"c", "d"}, "HRANDFIELD", "h", "10"),
-			hst([]any{"0", []any{"c", "d"}}, "HSCAN", "h", "0", "NOVALUES"),
-			hst([]any{int64(-2), int64(-2), int64(-1)}, "HTTL", "h", "FIELDS", "3", "a", "b", "c"),
-			hst([]any{int64(-2)}, "HPERSIST", "h", "FIELDS", "1", "a"),
-			hst([]any{int64(-2)}, "HEXPIRE", "h", "10", "FIELDS", "1", "a"),
-			hst([]any{nil}, "HGETDEL", "h", "FIELDS", "1", "a"),
-			hst([]any{nil}, "HGETEX", "h", "PERSIST", "FIELDS", "1", "b"),
-			hst(int64(0), "HSETEX", "h", "FXX", "FIELDS", "1", "a", "x"),
-			hst(int64(1), "HSETNX", "h", "a", "new"),
-			hst(int64(0), "HDEL", "h", "b"),
-			hst(int64(1), "HINCRBY", "copy", "a", "1"),
-			hst([]any{int64(-1)}, "HTTL", "copy", "FIELDS", "1", "a"),
-			hst(int64(0), "HLEN", "all"),
-			hst(hashPairs{}, "HGETALL", "all"),
-			hst(hashNull{}, "HRANDFIELD", "all"),
-			hst([]any{}, "HRANDFIELD", "all", "-3"),
+		runSteps(t, c, []hashStep{
+			stepOf(hashNull{}, "HGET", "h", "a"),
+			stepOf(int64(0), "HEXISTS", "h", "b"),
+			stepOf(int64(0), "HSTRLEN", "h", "a"),
+			stepOf([]any{nil, nil, "3"}, "HMGET", "h", "a", "b", "c"),
+			stepOf(int64(2), "HLEN", "h"),
+			stepOf(hashPairs{"c": "3", "d": "4"}, "HGETALL", "h"),
+			stepOf(hashPairs{"c": "3", "d": "4"}, "HGETALL", "copy"),
+			stepOf(hashAnyOrder{"c", "d"}, "HKEYS", "h"),
+			stepOf(hashAnyOrder{"3", "4"}, "HVALS", "h"),
+			stepOf(hashAnyOrder{"c", "d"}, "HRANDFIELD", "h", "10"),
+			stepOf([]any{"0", []any{"c", "d"}}, "HSCAN", "h", "0", "NOVALUES"),
+			stepOf([]any{int64(-2), int64(-2), int64(-1)}, "HTTL", "h", "FIELDS", "3", "a", "b", "c"),
+			stepOf([]any{int64(-2)}, "HPERSIST", "h", "FIELDS", "1", "a"),
+			stepOf([]any{int64(-2)}, "HEXPIRE", "h", "10", "FIELDS", "1", "a"),
+			stepOf([]any{nil}, "HGETDEL", "h", "FIELDS", "1", "a"),
+			stepOf([]any{nil}, "HGETEX", "h", "PERSIST", "FIELDS", "1", "b"),
+			stepOf(int64(0), "HSETEX", "h", "FXX", "FIELDS", "1", "a", "x"),
+			stepOf(int64(1), "HSETNX", "h", "a", "new"),
+			stepOf(int64(0), "HDEL", "h", "b"),
+			stepOf(int64(1), "HINCRBY", "copy", "a", "1"),
+			stepOf([]any{int64(-1)}, "HTTL", "copy", "FIELDS", "1", "a"),
+			stepOf(int64(0), "HLEN", "all"),
+			stepOf(hashPairs{}, "HGETALL", "all"),
+			stepOf(hashNull{}, "HRANDFIELD", "all"),
+			stepOf([]any{}, "HRANDFIELD", "all", "-3"),
 		})
 		if _, err := ts.st.ReapExpiredFields(time.Second); err != nil {
 			t.Fatal(err)
 		}
-		hashRun(t, c, []hashStep{
+		runSteps(t, c, []hashStep{
 			// A hash whose every field expired is gone once reclaimed.
-			hst(int64(0), "EXISTS", "all"),
-			hst(int64(2), "DBSIZE"),
-			hst(hashPairs{"a": "new", "c": "3", "d": "4"}, "HGETALL", "h"),
-			hst(hashPairs{"a": "1", "c": "3", "d": "4"}, "HGETALL", "copy"),
+			stepOf(int64(0), "EXISTS", "all"),
+			stepOf(int64(2), "DBSIZE"),
+			stepOf(hashPairs{"a": "new", "c": "3", "d": "4"}, "HGETALL", "h"),
+			stepOf(hashPairs{"a": "1", "c": "3", "d": "4"}, "HGETALL", "copy"),
 		})
 	})
 }

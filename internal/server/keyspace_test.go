@@ -18,102 +18,32 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Expected replies of the keyspace tests, besides int64, string and []any
-// which must match exactly.
+// The keyspace tests' step tables; see steps_test.go.
 type (
-	// ksErr is an error reply with exactly this text.
-	ksErr string
-	// ksNil is a null reply.
-	ksNil struct{}
-	// ksSet is an array of strings in any order.
-	ksSet []string
-	// ksScan is a SCAN reply: this cursor, and these keys in any order.
-	ksScan struct {
-		cursor string
-		keys   []string
-	}
+	ksErr  = replyErr
+	ksNil  = replyNull
+	ksSet  = replyAnyOrder
+	ksScan = replyScan
+	ksStep = step
 )
 
-// ksStep is one command and the reply Redis 7 gives to it.
-type ksStep struct {
-	args []any
-	want any
-}
-
-func kstep(want any, args ...any) ksStep { return ksStep{args: args, want: want} }
+func kstep(want any, args ...any) ksStep { return stepOf(want, args...) }
 
 // ksRun sends the steps in order, failing on the first reply that differs.
 func ksRun(t *testing.T, c *redis.Client, steps []ksStep) {
 	t.Helper()
-	for i, s := range steps {
-		if !ksCheck(t, c, s.want, s.args...) {
-			t.Fatalf("step %d failed", i)
-		}
-	}
+	runSteps(t, c, steps)
 }
 
-// ksCheck sends one command and reports whether its reply is want.
+// ksCheck sends one command and reports whether its reply is want; a
+// difference fails the test but lets it go on.
 func ksCheck(t *testing.T, c *redis.Client, want any, args ...any) bool {
 	t.Helper()
-	got, err := c.Do(context.Background(), args...).Result()
-	var rerr redis.Error
-	switch w := want.(type) {
-	case ksErr:
-		if !errors.As(err, &rerr) || err.Error() != string(w) {
-			t.Errorf("%q = %#v, %v; want error %q", args, got, err, w)
-			return false
-		}
-		return true
-	case ksNil:
-		if !errors.Is(err, redis.Nil) {
-			t.Errorf("%q = %#v, %v; want a null reply", args, got, err)
-			return false
-		}
-		return true
-	}
-	if err != nil {
-		t.Errorf("%q: unexpected error %v; want %#v", args, err, want)
-		return false
-	}
-	switch w := want.(type) {
-	case ksSet:
-		if !ksEqualSet(got, w) {
-			t.Errorf("%q = %q; want, in any order, %q", args, got, []string(w))
-			return false
-		}
-		return true
-	case ksScan:
-		arr, ok := got.([]any)
-		if !ok || len(arr) != 2 || arr[0] != w.cursor || !ksEqualSet(arr[1], w.keys) {
-			t.Errorf("%q = %q; want cursor %q and, in any order, %q", args, got, w.cursor, w.keys)
-			return false
-		}
-		return true
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%q = %#v; want %#v", args, got, want)
+	if msg := replyDiff(c, want, args...); msg != "" {
+		t.Errorf("%q: %s", args, msg)
 		return false
 	}
 	return true
-}
-
-func ksEqualSet(got any, want []string) bool {
-	arr, ok := got.([]any)
-	if !ok || len(arr) != len(want) {
-		return false
-	}
-	g := make([]string, len(arr))
-	for i, v := range arr {
-		s, ok := v.(string)
-		if !ok {
-			return false
-		}
-		g[i] = s
-	}
-	w := slices.Clone(want)
-	slices.Sort(g)
-	slices.Sort(w)
-	return slices.Equal(g, w)
 }
 
 // ksDo runs a command that must succeed.

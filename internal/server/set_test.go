@@ -13,97 +13,19 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Expected replies of the set tests, besides int64, string, nil (a null
-// inside an array) and []any, which must match exactly.
+// The set tests' step tables; see steps_test.go.
 type (
-	// setErr is an error reply with exactly this text.
-	setErr string
-	// setNull is a null reply.
-	setNull struct{}
-	// setAnyOrder is an array (or RESP3 set) of strings in any order.
-	setAnyOrder []string
-	// setCheck is a reply checked by a function, which says what is wrong.
-	setCheck func(reply any) string
+	setErr      = replyErr
+	setNull     = replyNull
+	setAnyOrder = replyAnyOrder
+	setCheck    = replyCheck
+	setStep     = step
 )
-
-type setStep struct {
-	args []any
-	want any
-}
-
-func sst(want any, args ...any) setStep { return setStep{args: args, want: want} }
 
 const setWrongType = setErr("WRONGTYPE Operation against a key holding the wrong kind of value")
 
 func setArity(name string) setErr {
 	return setErr("ERR wrong number of arguments for '" + name + "' command")
-}
-
-// setRun sends the steps in order and stops at the first reply that
-// differs.
-func setRun(t *testing.T, c *redis.Client, steps []setStep) {
-	t.Helper()
-	for i, s := range steps {
-		if msg := setReplyDiff(c, s.want, s.args...); msg != "" {
-			t.Fatalf("step %d, %q: %s", i, s.args, msg)
-		}
-	}
-}
-
-// setReplyDiff sends one command and describes how its reply differs from
-// want ("" when it does not).
-func setReplyDiff(c *redis.Client, want any, args ...any) string {
-	got, err := c.Do(context.Background(), args...).Result()
-	var rerr redis.Error
-	switch w := want.(type) {
-	case setErr:
-		if !errors.As(err, &rerr) || err.Error() != string(w) {
-			return fmt.Sprintf("got %#v, %v; want error %q", got, err, w)
-		}
-		return ""
-	case setNull:
-		if !errors.Is(err, redis.Nil) {
-			return fmt.Sprintf("got %#v, %v; want a null reply", got, err)
-		}
-		return ""
-	}
-	if err != nil {
-		return fmt.Sprintf("unexpected error %v; want %#v", err, want)
-	}
-	switch w := want.(type) {
-	case setAnyOrder:
-		if g, ok := setStringsOf(got); !ok || !setSame(g, w) {
-			return fmt.Sprintf("got %#v; want, in any order, %q", got, []string(w))
-		}
-	case setCheck:
-		return w(got)
-	default:
-		if !reflect.DeepEqual(got, want) {
-			return fmt.Sprintf("got %#v; want %#v", got, want)
-		}
-	}
-	return ""
-}
-
-func setStringsOf(reply any) ([]string, bool) {
-	arr, ok := reply.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, len(arr))
-	for i, v := range arr {
-		if out[i], ok = v.(string); !ok {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-func setSame(got, want []string) bool {
-	g, w := slices.Clone(got), slices.Clone(want)
-	slices.Sort(g)
-	slices.Sort(w)
-	return slices.Equal(g, w)
 }
 
 func setDo(t *testing.T, c *redis.Client, args ...any) any {
@@ -141,7 +63,7 @@ func setFill(t *testing.T, c *redis.Client, key string, n int, name func(i int) 
 // of want, n of them.
 func setDistinctOf(n int, want ...string) setCheck {
 	return func(reply any) string {
-		got, ok := setStringsOf(reply)
+		got, ok := replyStrings(reply)
 		if !ok || len(got) != n {
 			return fmt.Sprintf("got %#v; want %d members", reply, n)
 		}
@@ -159,7 +81,7 @@ func setDistinctOf(n int, want ...string) setCheck {
 // setDrawsOf accepts an array of n elements, each a member of want.
 func setDrawsOf(n int, want ...string) setCheck {
 	return func(reply any) string {
-		got, ok := setStringsOf(reply)
+		got, ok := replyStrings(reply)
 		if !ok || len(got) != n {
 			return fmt.Sprintf("got %#v; want %d draws", reply, n)
 		}
@@ -174,31 +96,31 @@ func setDrawsOf(n int, want ...string) setCheck {
 
 func TestSetBasicCommands(t *testing.T) {
 	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
-		setRun(t, c, []setStep{
-			sst(int64(3), "SADD", "s", "a", "b", "c"),
-			sst(int64(1), "SADD", "s", "a", "d", "d"),
-			sst(int64(0), "SADD", "s", "a"),
-			sst("set", "TYPE", "s"),
-			sst(int64(4), "SCARD", "s"),
-			sst(int64(0), "SCARD", "nokey"),
-			sst(int64(1), "SISMEMBER", "s", "a"),
-			sst(int64(0), "SISMEMBER", "s", "z"),
-			sst(int64(0), "SISMEMBER", "nokey", "a"),
-			sst([]any{int64(1), int64(0), int64(1)}, "SMISMEMBER", "s", "a", "z", "d"),
-			sst([]any{int64(0), int64(0)}, "SMISMEMBER", "nokey", "a", "b"),
-			sst(setAnyOrder{"a", "b", "c", "d"}, "SMEMBERS", "s"),
-			sst(setAnyOrder{}, "SMEMBERS", "nokey"),
-			sst(int64(2), "SREM", "s", "a", "z", "b", "a"),
-			sst(int64(0), "SREM", "nokey", "a"),
-			sst(setAnyOrder{"c", "d"}, "SMEMBERS", "s"),
+		runSteps(t, c, []setStep{
+			stepOf(int64(3), "SADD", "s", "a", "b", "c"),
+			stepOf(int64(1), "SADD", "s", "a", "d", "d"),
+			stepOf(int64(0), "SADD", "s", "a"),
+			stepOf("set", "TYPE", "s"),
+			stepOf(int64(4), "SCARD", "s"),
+			stepOf(int64(0), "SCARD", "nokey"),
+			stepOf(int64(1), "SISMEMBER", "s", "a"),
+			stepOf(int64(0), "SISMEMBER", "s", "z"),
+			stepOf(int64(0), "SISMEMBER", "nokey", "a"),
+			stepOf([]any{int64(1), int64(0), int64(1)}, "SMISMEMBER", "s", "a", "z", "d"),
+			stepOf([]any{int64(0), int64(0)}, "SMISMEMBER", "nokey", "a", "b"),
+			stepOf(setAnyOrder{"a", "b", "c", "d"}, "SMEMBERS", "s"),
+			stepOf(setAnyOrder{}, "SMEMBERS", "nokey"),
+			stepOf(int64(2), "SREM", "s", "a", "z", "b", "a"),
+			stepOf(int64(0), "SREM", "nokey", "a"),
+			stepOf(setAnyOrder{"c", "d"}, "SMEMBERS", "s"),
 			// Empty and binary members are members like any other.
-			sst(int64(2), "SADD", "s", "", "\x00\xff"),
-			sst(int64(1), "SISMEMBER", "s", ""),
-			sst(setAnyOrder{"", "\x00\xff", "c", "d"}, "SMEMBERS", "s"),
+			stepOf(int64(2), "SADD", "s", "", "\x00\xff"),
+			stepOf(int64(1), "SISMEMBER", "s", ""),
+			stepOf(setAnyOrder{"", "\x00\xff", "c", "d"}, "SMEMBERS", "s"),
 			// A set emptied by SREM disappears.
-			sst(int64(4), "SREM", "s", "c", "d", "", "\x00\xff"),
-			sst(int64(0), "EXISTS", "s"),
-			sst("none", "TYPE", "s"),
+			stepOf(int64(4), "SREM", "s", "c", "d", "", "\x00\xff"),
+			stepOf(int64(0), "EXISTS", "s"),
+			stepOf("none", "TYPE", "s"),
 		})
 	})
 }
@@ -215,43 +137,43 @@ func TestSetCommandsAgainstTheWrongType(t *testing.T) {
 		setOtherTypes(t, c)
 		setDo(t, c, "SADD", "s", "a")
 		for _, k := range []string{"str", "h"} {
-			setRun(t, c, []setStep{
-				sst(setWrongType, "SADD", k, "a"),
-				sst(setWrongType, "SREM", k, "a"),
-				sst(setWrongType, "SISMEMBER", k, "a"),
-				sst(setWrongType, "SMISMEMBER", k, "a"),
-				sst(setWrongType, "SMEMBERS", k),
-				sst(setWrongType, "SCARD", k),
-				sst(setWrongType, "SPOP", k),
-				sst(setWrongType, "SPOP", k, "0"),
-				sst(setWrongType, "SPOP", k, "3"),
-				sst(setWrongType, "SRANDMEMBER", k),
-				sst(setWrongType, "SRANDMEMBER", k, "0"),
-				sst(setWrongType, "SRANDMEMBER", k, "-3"),
-				sst(setWrongType, "SMOVE", k, "s", "a"),
-				sst(setWrongType, "SMOVE", "s", k, "a"),
-				sst(setWrongType, "SINTER", k),
+			runSteps(t, c, []setStep{
+				stepOf(setWrongType, "SADD", k, "a"),
+				stepOf(setWrongType, "SREM", k, "a"),
+				stepOf(setWrongType, "SISMEMBER", k, "a"),
+				stepOf(setWrongType, "SMISMEMBER", k, "a"),
+				stepOf(setWrongType, "SMEMBERS", k),
+				stepOf(setWrongType, "SCARD", k),
+				stepOf(setWrongType, "SPOP", k),
+				stepOf(setWrongType, "SPOP", k, "0"),
+				stepOf(setWrongType, "SPOP", k, "3"),
+				stepOf(setWrongType, "SRANDMEMBER", k),
+				stepOf(setWrongType, "SRANDMEMBER", k, "0"),
+				stepOf(setWrongType, "SRANDMEMBER", k, "-3"),
+				stepOf(setWrongType, "SMOVE", k, "s", "a"),
+				stepOf(setWrongType, "SMOVE", "s", k, "a"),
+				stepOf(setWrongType, "SINTER", k),
 				// Every key's type is checked, even after an absent one.
-				sst(setWrongType, "SINTER", "nokey", k),
-				sst(setWrongType, "SINTER", "s", "nokey", k),
-				sst(setWrongType, "SINTERCARD", "2", "nokey", k),
-				sst(setWrongType, "SINTERSTORE", "d", "nokey", k),
-				sst(setWrongType, "SUNION", "s", k),
-				sst(setWrongType, "SUNIONSTORE", "d", "s", k),
-				sst(setWrongType, "SDIFF", "nokey", k),
-				sst(setWrongType, "SDIFF", "s", k),
-				sst(setWrongType, "SDIFFSTORE", "d", "nokey", k),
-				sst(setWrongType, "SSCAN", k, "0"),
+				stepOf(setWrongType, "SINTER", "nokey", k),
+				stepOf(setWrongType, "SINTER", "s", "nokey", k),
+				stepOf(setWrongType, "SINTERCARD", "2", "nokey", k),
+				stepOf(setWrongType, "SINTERSTORE", "d", "nokey", k),
+				stepOf(setWrongType, "SUNION", "s", k),
+				stepOf(setWrongType, "SUNIONSTORE", "d", "s", k),
+				stepOf(setWrongType, "SDIFF", "nokey", k),
+				stepOf(setWrongType, "SDIFF", "s", k),
+				stepOf(setWrongType, "SDIFFSTORE", "d", "nokey", k),
+				stepOf(setWrongType, "SSCAN", k, "0"),
 				// The type is checked before SSCAN's options.
-				sst(setWrongType, "SSCAN", k, "0", "COUNT", "0"),
+				stepOf(setWrongType, "SSCAN", k, "0", "COUNT", "0"),
 			})
 		}
 		// Nothing above changed anything.
-		setRun(t, c, []setStep{
-			sst("x", "GET", "str"),
-			sst("v", "HGET", "h", "f"),
-			sst(setAnyOrder{"a"}, "SMEMBERS", "s"),
-			sst(int64(0), "EXISTS", "d"),
+		runSteps(t, c, []setStep{
+			stepOf("x", "GET", "str"),
+			stepOf("v", "HGET", "h", "f"),
+			stepOf(setAnyOrder{"a"}, "SMEMBERS", "s"),
+			stepOf(int64(0), "EXISTS", "d"),
 		})
 	})
 }
@@ -259,67 +181,67 @@ func TestSetCommandsAgainstTheWrongType(t *testing.T) {
 func TestSetArgumentErrors(t *testing.T) {
 	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
 		setDo(t, c, "SADD", "s", "a", "b", "c")
-		setRun(t, c, []setStep{
-			sst(setArity("sadd"), "SADD", "s"),
-			sst(setArity("srem"), "SREM", "s"),
-			sst(setArity("sismember"), "SISMEMBER", "s"),
-			sst(setArity("sismember"), "SISMEMBER", "s", "a", "b"),
-			sst(setArity("smismember"), "SMISMEMBER", "s"),
-			sst(setArity("smembers"), "SMEMBERS", "s", "x"),
-			sst(setArity("scard"), "SCARD"),
-			sst(setArity("spop"), "SPOP"),
-			sst(setArity("srandmember"), "SRANDMEMBER"),
-			sst(setArity("smove"), "SMOVE", "s", "d"),
-			sst(setArity("sinter"), "SINTER"),
-			sst(setArity("sintercard"), "SINTERCARD", "1"),
-			sst(setArity("sinterstore"), "SINTERSTORE", "d"),
-			sst(setArity("sunion"), "SUNION"),
-			sst(setArity("sunionstore"), "SUNIONSTORE", "d"),
-			sst(setArity("sdiff"), "SDIFF"),
-			sst(setArity("sdiffstore"), "SDIFFSTORE", "d"),
-			sst(setArity("sscan"), "SSCAN", "s"),
+		runSteps(t, c, []setStep{
+			stepOf(setArity("sadd"), "SADD", "s"),
+			stepOf(setArity("srem"), "SREM", "s"),
+			stepOf(setArity("sismember"), "SISMEMBER", "s"),
+			stepOf(setArity("sismember"), "SISMEMBER", "s", "a", "b"),
+			stepOf(setArity("smismember"), "SMISMEMBER", "s"),
+			stepOf(setArity("smembers"), "SMEMBERS", "s", "x"),
+			stepOf(setArity("scard"), "SCARD"),
+			stepOf(setArity("spop"), "SPOP"),
+			stepOf(setArity("srandmember"), "SRANDMEMBER"),
+			stepOf(setArity("smove"), "SMOVE", "s", "d"),
+			stepOf(setArity("sinter"), "SINTER"),
+			stepOf(setArity("sintercard"), "SINTERCARD", "1"),
+			stepOf(setArity("sinterstore"), "SINTERSTORE", "d"),
+			stepOf(setArity("sunion"), "SUNION"),
+			stepOf(setArity("sunionstore"), "SUNIONSTORE", "d"),
+			stepOf(setArity("sdiff"), "SDIFF"),
+			stepOf(setArity("sdiffstore"), "SDIFFSTORE", "d"),
+			stepOf(setArity("sscan"), "SSCAN", "s"),
 
 			// SPOP's count: one message for a negative count and for no
 			// number, checked before the key's type.
-			sst(setErr("ERR syntax error"), "SPOP", "s", "1", "2"),
-			sst(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "-1"),
-			sst(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "abc"),
-			sst(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "9223372036854775808"),
-			sst(setErr("ERR value is out of range, must be positive"), "SPOP", "str", "-1"),
+			stepOf(setErr("ERR syntax error"), "SPOP", "s", "1", "2"),
+			stepOf(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "-1"),
+			stepOf(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "abc"),
+			stepOf(setErr("ERR value is out of range, must be positive"), "SPOP", "s", "9223372036854775808"),
+			stepOf(setErr("ERR value is out of range, must be positive"), "SPOP", "str", "-1"),
 			// SRANDMEMBER's count.
-			sst(setErr("ERR syntax error"), "SRANDMEMBER", "s", "1", "2"),
-			sst(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "abc"),
-			sst(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "-0"),
-			sst(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "9223372036854775808"),
-			sst(setErr("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"), "SRANDMEMBER", "s", "-9223372036854775808"),
-			sst(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "str", "abc"),
+			stepOf(setErr("ERR syntax error"), "SRANDMEMBER", "s", "1", "2"),
+			stepOf(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "abc"),
+			stepOf(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "-0"),
+			stepOf(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "9223372036854775808"),
+			stepOf(setErr("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"), "SRANDMEMBER", "s", "-9223372036854775808"),
+			stepOf(setErr("ERR value is not an integer or out of range"), "SRANDMEMBER", "str", "abc"),
 
 			// SINTERCARD.
-			sst(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "0", "s"),
-			sst(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "-1", "s"),
-			sst(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "abc", "s"),
-			sst(setErr("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "2", "s"),
-			sst(setErr("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "3", "s", "s"),
-			sst(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "-1"),
-			sst(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "abc"),
-			sst(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "9223372036854775808"),
-			sst(setErr("ERR syntax error"), "SINTERCARD", "1", "s", "LIMIT"),
-			sst(setErr("ERR syntax error"), "SINTERCARD", "1", "s", "FOO", "1"),
+			stepOf(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "0", "s"),
+			stepOf(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "-1", "s"),
+			stepOf(setErr("ERR numkeys should be greater than 0"), "SINTERCARD", "abc", "s"),
+			stepOf(setErr("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "2", "s"),
+			stepOf(setErr("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "3", "s", "s"),
+			stepOf(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "-1"),
+			stepOf(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "abc"),
+			stepOf(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "s", "LIMIT", "9223372036854775808"),
+			stepOf(setErr("ERR syntax error"), "SINTERCARD", "1", "s", "LIMIT"),
+			stepOf(setErr("ERR syntax error"), "SINTERCARD", "1", "s", "FOO", "1"),
 			// Options are read before the keys are looked at.
-			sst(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "str", "LIMIT", "-1"),
+			stepOf(setErr("ERR LIMIT can't be negative"), "SINTERCARD", "1", "str", "LIMIT", "-1"),
 
 			// SSCAN.
-			sst(setErr("ERR invalid cursor"), "SSCAN", "s", "abc"),
-			sst(setErr("ERR invalid cursor"), "SSCAN", "s", "18446744073709551616"),
-			sst(setErr("ERR invalid cursor"), "SSCAN", "nokey", "1x"),
-			sst(setErr("ERR syntax error"), "SSCAN", "s", "0", "COUNT", "0"),
-			sst(setErr("ERR syntax error"), "SSCAN", "s", "0", "COUNT", "-1"),
-			sst(setErr("ERR value is not an integer or out of range"), "SSCAN", "s", "0", "COUNT", "abc"),
-			sst(setErr("ERR syntax error"), "SSCAN", "s", "0", "MATCH"),
-			sst(setErr("ERR syntax error"), "SSCAN", "s", "0", "NOVALUES"),
-			sst(setErr("ERR syntax error"), "SSCAN", "s", "0", "TYPE", "string"),
+			stepOf(setErr("ERR invalid cursor"), "SSCAN", "s", "abc"),
+			stepOf(setErr("ERR invalid cursor"), "SSCAN", "s", "18446744073709551616"),
+			stepOf(setErr("ERR invalid cursor"), "SSCAN", "nokey", "1x"),
+			stepOf(setErr("ERR syntax error"), "SSCAN", "s", "0", "COUNT", "0"),
+			stepOf(setErr("ERR syntax error"), "SSCAN", "s", "0", "COUNT", "-1"),
+			stepOf(setErr("ERR value is not an integer or out of range"), "SSCAN", "s", "0", "COUNT", "abc"),
+			stepOf(setErr("ERR syntax error"), "SSCAN", "s", "0", "MATCH"),
+			stepOf(setErr("ERR syntax error"), "SSCAN", "s", "0", "NOVALUES"),
+			stepOf(setErr("ERR syntax error"), "SSCAN", "s", "0", "TYPE", "string"),
 			// An absent key answers before the options are read.
-			sst([]any{"0", []any{}}, "SSCAN", "nokey", "0", "COUNT", "0"),
+			stepOf([]any{"0", []any{}}, "SSCAN", "nokey", "0", "COUNT", "0"),
 		})
 	})
 }
@@ -380,17 +302,17 @@ func TestSetPopAndRandMember(t *testing.T) {
 	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
 		small := []string{"a", "b", "c", "d", "e"}
 		setDo(t, c, append([]any{"SADD", "s"}, "a", "b", "c", "d", "e")...)
-		setRun(t, c, []setStep{
-			sst(setDistinctOf(3, small...), "SRANDMEMBER", "s", "3"),
-			sst(setDistinctOf(5, small...), "SRANDMEMBER", "s", "5"),
-			sst(setDistinctOf(5, small...), "SRANDMEMBER", "s", "9223372036854775807"),
-			sst(setDrawsOf(20, small...), "SRANDMEMBER", "s", "-20"),
-			sst(setDrawsOf(1, small...), "SRANDMEMBER", "s", "-1"),
-			sst([]any{}, "SRANDMEMBER", "s", "0"),
-			sst(int64(5), "SCARD", "s"),
+		runSteps(t, c, []setStep{
+			stepOf(setDistinctOf(3, small...), "SRANDMEMBER", "s", "3"),
+			stepOf(setDistinctOf(5, small...), "SRANDMEMBER", "s", "5"),
+			stepOf(setDistinctOf(5, small...), "SRANDMEMBER", "s", "9223372036854775807"),
+			stepOf(setDrawsOf(20, small...), "SRANDMEMBER", "s", "-20"),
+			stepOf(setDrawsOf(1, small...), "SRANDMEMBER", "s", "-1"),
+			stepOf([]any{}, "SRANDMEMBER", "s", "0"),
+			stepOf(int64(5), "SCARD", "s"),
 		})
 		popped := setDo(t, c, "SPOP", "s", "2")
-		got, ok := setStringsOf(popped)
+		got, ok := replyStrings(popped)
 		if !ok || len(got) != 2 || got[0] == got[1] {
 			t.Fatalf("SPOP s 2 = %#v", popped)
 		}
@@ -407,11 +329,11 @@ func TestSetPopAndRandMember(t *testing.T) {
 		if m, ok := one.(string); !ok || !slices.Contains(left, m) {
 			t.Fatalf("SPOP s = %#v, members were %q", one, left)
 		}
-		setRun(t, c, []setStep{
-			sst(setDistinctOf(2, left...), "SPOP", "s", "10"),
-			sst(int64(0), "EXISTS", "s"),
-			sst(setNull{}, "SPOP", "s"),
-			sst(setNull{}, "SRANDMEMBER", "s"),
+		runSteps(t, c, []setStep{
+			stepOf(setDistinctOf(2, left...), "SPOP", "s", "10"),
+			stepOf(int64(0), "EXISTS", "s"),
+			stepOf(setNull{}, "SPOP", "s"),
+			stepOf(setNull{}, "SRANDMEMBER", "s"),
 		})
 
 		// A set too big to read whole is sampled.
@@ -420,15 +342,15 @@ func TestSetPopAndRandMember(t *testing.T) {
 		for i := range all {
 			all[i] = strconv.Itoa(i)
 		}
-		setRun(t, c, []setStep{
-			sst(setDistinctOf(10, all...), "SRANDMEMBER", "big", "10"),
-			sst(setDistinctOf(1500, all...), "SRANDMEMBER", "big", "1500"),
-			sst(setDrawsOf(20, all...), "SRANDMEMBER", "big", "-20"),
-			sst(setDrawsOf(5000, all...), "SRANDMEMBER", "big", "-5000"),
-			sst(setDistinctOf(100, all...), "SPOP", "big", "100"),
-			sst(int64(2900), "SCARD", "big"),
-			sst(setDistinctOf(2800, all...), "SPOP", "big", "2800"),
-			sst(int64(100), "SCARD", "big"),
+		runSteps(t, c, []setStep{
+			stepOf(setDistinctOf(10, all...), "SRANDMEMBER", "big", "10"),
+			stepOf(setDistinctOf(1500, all...), "SRANDMEMBER", "big", "1500"),
+			stepOf(setDrawsOf(20, all...), "SRANDMEMBER", "big", "-20"),
+			stepOf(setDrawsOf(5000, all...), "SRANDMEMBER", "big", "-5000"),
+			stepOf(setDistinctOf(100, all...), "SPOP", "big", "100"),
+			stepOf(int64(2900), "SCARD", "big"),
+			stepOf(setDistinctOf(2800, all...), "SPOP", "big", "2800"),
+			stepOf(int64(100), "SCARD", "big"),
 		})
 	})
 }
@@ -438,30 +360,30 @@ func TestSetMove(t *testing.T) {
 		setOtherTypes(t, c)
 		setDo(t, c, "SADD", "src", "a", "b")
 		setDo(t, c, "SADD", "dst", "c")
-		setRun(t, c, []setStep{
-			sst(int64(1), "SMOVE", "src", "dst", "a"),
-			sst(setAnyOrder{"b"}, "SMEMBERS", "src"),
-			sst(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
-			sst(int64(0), "SMOVE", "src", "dst", "zz"),
+		runSteps(t, c, []setStep{
+			stepOf(int64(1), "SMOVE", "src", "dst", "a"),
+			stepOf(setAnyOrder{"b"}, "SMEMBERS", "src"),
+			stepOf(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
+			stepOf(int64(0), "SMOVE", "src", "dst", "zz"),
 			// Already in the destination: still a move.
-			sst(int64(1), "SADD", "src", "c"),
-			sst(int64(1), "SMOVE", "src", "dst", "c"),
-			sst(setAnyOrder{"b"}, "SMEMBERS", "src"),
-			sst(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
+			stepOf(int64(1), "SADD", "src", "c"),
+			stepOf(int64(1), "SMOVE", "src", "dst", "c"),
+			stepOf(setAnyOrder{"b"}, "SMEMBERS", "src"),
+			stepOf(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
 			// To the same key: a membership test.
-			sst(int64(1), "SMOVE", "dst", "dst", "a"),
-			sst(int64(0), "SMOVE", "dst", "dst", "zz"),
-			sst(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
+			stepOf(int64(1), "SMOVE", "dst", "dst", "a"),
+			stepOf(int64(0), "SMOVE", "dst", "dst", "zz"),
+			stepOf(setAnyOrder{"a", "c"}, "SMEMBERS", "dst"),
 			// An absent source answers 0 before the destination's type is
 			// checked; a present one does not.
-			sst(int64(0), "SMOVE", "nokey", "str", "a"),
-			sst(setWrongType, "SMOVE", "src", "str", "b"),
-			sst(setAnyOrder{"b"}, "SMEMBERS", "src"),
+			stepOf(int64(0), "SMOVE", "nokey", "str", "a"),
+			stepOf(setWrongType, "SMOVE", "src", "str", "b"),
+			stepOf(setAnyOrder{"b"}, "SMEMBERS", "src"),
 			// The last member: the source disappears, the destination is
 			// created.
-			sst(int64(1), "SMOVE", "src", "new", "b"),
-			sst(int64(0), "EXISTS", "src"),
-			sst(setAnyOrder{"b"}, "SMEMBERS", "new"),
+			stepOf(int64(1), "SMOVE", "src", "new", "b"),
+			stepOf(int64(0), "EXISTS", "src"),
+			stepOf(setAnyOrder{"b"}, "SMEMBERS", "new"),
 		})
 	})
 }
@@ -472,59 +394,59 @@ func TestSetAlgebra(t *testing.T) {
 		setDo(t, c, "SADD", "a", "1", "2", "3", "4")
 		setDo(t, c, "SADD", "b", "2", "3", "5")
 		setDo(t, c, "SADD", "c", "3", "4", "5", "6")
-		setRun(t, c, []setStep{
-			sst(setAnyOrder{"2", "3"}, "SINTER", "a", "b"),
-			sst(setAnyOrder{"3"}, "SINTER", "a", "b", "c"),
-			sst(setAnyOrder{"1", "2", "3", "4"}, "SINTER", "a"),
-			sst(setAnyOrder{"1", "2", "3", "4"}, "SINTER", "a", "a"),
-			sst(setAnyOrder{}, "SINTER", "a", "nokey"),
-			sst(setAnyOrder{"1", "2", "3", "4", "5"}, "SUNION", "a", "b"),
-			sst(setAnyOrder{"1", "2", "3", "4", "5", "6"}, "SUNION", "a", "b", "c", "nokey"),
-			sst(setAnyOrder{}, "SUNION", "nokey"),
-			sst(setAnyOrder{"1", "4"}, "SDIFF", "a", "b"),
-			sst(setAnyOrder{"1"}, "SDIFF", "a", "b", "c"),
-			sst(setAnyOrder{"1", "2", "3", "4"}, "SDIFF", "a", "nokey"),
-			sst(setAnyOrder{}, "SDIFF", "a", "a"),
-			sst(setAnyOrder{}, "SDIFF", "nokey", "a"),
-			sst(int64(2), "SINTERCARD", "2", "a", "b"),
-			sst(int64(1), "SINTERCARD", "3", "a", "b", "c"),
-			sst(int64(1), "SINTERCARD", "2", "a", "b", "LIMIT", "1"),
-			sst(int64(2), "SINTERCARD", "2", "a", "b", "limit", "0"),
-			sst(int64(2), "SINTERCARD", "2", "a", "b", "LIMIT", "1", "LIMIT", "5"),
-			sst(int64(0), "SINTERCARD", "2", "a", "nokey"),
+		runSteps(t, c, []setStep{
+			stepOf(setAnyOrder{"2", "3"}, "SINTER", "a", "b"),
+			stepOf(setAnyOrder{"3"}, "SINTER", "a", "b", "c"),
+			stepOf(setAnyOrder{"1", "2", "3", "4"}, "SINTER", "a"),
+			stepOf(setAnyOrder{"1", "2", "3", "4"}, "SINTER", "a", "a"),
+			stepOf(setAnyOrder{}, "SINTER", "a", "nokey"),
+			stepOf(setAnyOrder{"1", "2", "3", "4", "5"}, "SUNION", "a", "b"),
+			stepOf(setAnyOrder{"1", "2", "3", "4", "5", "6"}, "SUNION", "a", "b", "c", "nokey"),
+			stepOf(setAnyOrder{}, "SUNION", "nokey"),
+			stepOf(setAnyOrder{"1", "4"}, "SDIFF", "a", "b"),
+			stepOf(setAnyOrder{"1"}, "SDIFF", "a", "b", "c"),
+			stepOf(setAnyOrder{"1", "2", "3", "4"}, "SDIFF", "a", "nokey"),
+			stepOf(setAnyOrder{}, "SDIFF", "a", "a"),
+			stepOf(setAnyOrder{}, "SDIFF", "nokey", "a"),
+			stepOf(int64(2), "SINTERCARD", "2", "a", "b"),
+			stepOf(int64(1), "SINTERCARD", "3", "a", "b", "c"),
+			stepOf(int64(1), "SINTERCARD", "2", "a", "b", "LIMIT", "1"),
+			stepOf(int64(2), "SINTERCARD", "2", "a", "b", "limit", "0"),
+			stepOf(int64(2), "SINTERCARD", "2", "a", "b", "LIMIT", "1", "LIMIT", "5"),
+			stepOf(int64(0), "SINTERCARD", "2", "a", "nokey"),
 
-			sst(int64(2), "SINTERSTORE", "d", "a", "b"),
-			sst(setAnyOrder{"2", "3"}, "SMEMBERS", "d"),
-			sst(int64(5), "SUNIONSTORE", "d", "a", "b"),
-			sst(setAnyOrder{"1", "2", "3", "4", "5"}, "SMEMBERS", "d"),
-			sst(int64(2), "SDIFFSTORE", "d", "a", "b"),
-			sst(setAnyOrder{"1", "4"}, "SMEMBERS", "d"),
+			stepOf(int64(2), "SINTERSTORE", "d", "a", "b"),
+			stepOf(setAnyOrder{"2", "3"}, "SMEMBERS", "d"),
+			stepOf(int64(5), "SUNIONSTORE", "d", "a", "b"),
+			stepOf(setAnyOrder{"1", "2", "3", "4", "5"}, "SMEMBERS", "d"),
+			stepOf(int64(2), "SDIFFSTORE", "d", "a", "b"),
+			stepOf(setAnyOrder{"1", "4"}, "SMEMBERS", "d"),
 			// The destination may be a source.
-			sst(int64(5), "SUNIONSTORE", "d", "d", "nokey", "b", "d"),
-			sst(setAnyOrder{"1", "2", "3", "4", "5"}, "SMEMBERS", "d"),
-			sst(int64(2), "SINTERSTORE", "a", "a", "c"),
-			sst(setAnyOrder{"3", "4"}, "SMEMBERS", "a"),
-			sst(int64(1), "SDIFFSTORE", "a", "a", "b"),
-			sst(setAnyOrder{"4"}, "SMEMBERS", "a"),
+			stepOf(int64(5), "SUNIONSTORE", "d", "d", "nokey", "b", "d"),
+			stepOf(setAnyOrder{"1", "2", "3", "4", "5"}, "SMEMBERS", "d"),
+			stepOf(int64(2), "SINTERSTORE", "a", "a", "c"),
+			stepOf(setAnyOrder{"3", "4"}, "SMEMBERS", "a"),
+			stepOf(int64(1), "SDIFFSTORE", "a", "a", "b"),
+			stepOf(setAnyOrder{"4"}, "SMEMBERS", "a"),
 			// Any type is overwritten.
-			sst(int64(3), "SINTERSTORE", "str", "b"),
-			sst("set", "TYPE", "str"),
-			sst(int64(4), "SUNIONSTORE", "h", "c"),
-			sst(setAnyOrder{"3", "4", "5", "6"}, "SMEMBERS", "h"),
+			stepOf(int64(3), "SINTERSTORE", "str", "b"),
+			stepOf("set", "TYPE", "str"),
+			stepOf(int64(4), "SUNIONSTORE", "h", "c"),
+			stepOf(setAnyOrder{"3", "4", "5", "6"}, "SMEMBERS", "h"),
 			// An empty result deletes the destination.
-			sst(int64(0), "SINTERSTORE", "str", "b", "nokey"),
-			sst(int64(0), "EXISTS", "str"),
-			sst(int64(0), "SDIFFSTORE", "h", "c", "c"),
-			sst(int64(0), "EXISTS", "h"),
-			sst(int64(0), "SUNIONSTORE", "d", "nokey"),
-			sst(int64(0), "EXISTS", "d"),
+			stepOf(int64(0), "SINTERSTORE", "str", "b", "nokey"),
+			stepOf(int64(0), "EXISTS", "str"),
+			stepOf(int64(0), "SDIFFSTORE", "h", "c", "c"),
+			stepOf(int64(0), "EXISTS", "h"),
+			stepOf(int64(0), "SUNIONSTORE", "d", "nokey"),
+			stepOf(int64(0), "EXISTS", "d"),
 		})
 		// A *STORE result has no deadline, whatever the destination had.
 		setDo(t, c, "SADD", "ttl", "x")
 		setDo(t, c, "EXPIRE", "ttl", "100")
-		setRun(t, c, []setStep{
-			sst(int64(3), "SUNIONSTORE", "ttl", "b"),
-			sst(int64(-1), "TTL", "ttl"),
+		runSteps(t, c, []setStep{
+			stepOf(int64(3), "SUNIONSTORE", "ttl", "b"),
+			stepOf(int64(-1), "TTL", "ttl"),
 		})
 	})
 }
@@ -537,13 +459,13 @@ func TestSetAlgebraOnBigSets(t *testing.T) {
 		for i := 0; i < 6000; i += 6 {
 			inter++
 		}
-		setRun(t, c, []setStep{
-			sst(inter, "SINTERCARD", "2", "evens", "threes"),
-			sst(int64(10), "SINTERCARD", "2", "evens", "threes", "LIMIT", "10"),
-			sst(inter, "SINTERSTORE", "six", "threes", "evens"),
-			sst(int64(3000+2000)-inter, "SUNIONSTORE", "u", "evens", "threes"),
-			sst(int64(3000)-inter, "SDIFFSTORE", "d", "evens", "threes"),
-			sst(int64(3000+2000)-inter, "SCARD", "u"),
+		runSteps(t, c, []setStep{
+			stepOf(inter, "SINTERCARD", "2", "evens", "threes"),
+			stepOf(int64(10), "SINTERCARD", "2", "evens", "threes", "LIMIT", "10"),
+			stepOf(inter, "SINTERSTORE", "six", "threes", "evens"),
+			stepOf(int64(3000+2000)-inter, "SUNIONSTORE", "u", "evens", "threes"),
+			stepOf(int64(3000)-inter, "SDIFFSTORE", "d", "evens", "threes"),
+			stepOf(int64(3000+2000)-inter, "SCARD", "u"),
 		})
 		ms := setMembers(t, c, "six")
 		for _, m := range ms {
@@ -573,7 +495,7 @@ func setScanAll(t *testing.T, c *redis.Client, key string, opts ...any) (map[str
 		if cursor, ok = arr[0].(string); !ok {
 			t.Fatalf("SSCAN cursor %#v", arr[0])
 		}
-		ms, ok := setStringsOf(arr[1])
+		ms, ok := replyStrings(arr[1])
 		if !ok {
 			t.Fatalf("SSCAN members %#v", arr[1])
 		}
@@ -590,13 +512,13 @@ func TestSetScan(t *testing.T) {
 	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
 		// A set Redis keeps as an intset or a listpack comes whole.
 		setDo(t, c, "SADD", "small", "1", "2", "x")
-		setRun(t, c, []setStep{
-			sst(setCheck(func(r any) string {
+		runSteps(t, c, []setStep{
+			stepOf(setCheck(func(r any) string {
 				arr := r.([]any)
 				if arr[0] != "0" {
 					return fmt.Sprintf("cursor %v for a small set", arr[0])
 				}
-				if g, _ := setStringsOf(arr[1]); !setSame(g, []string{"1", "2", "x"}) {
+				if g, _ := replyStrings(arr[1]); !sameStrings(g, []string{"1", "2", "x"}) {
 					return fmt.Sprintf("members %q", g)
 				}
 				return ""
@@ -644,7 +566,7 @@ func TestSetScanReturnsMembersPresentThroughoutUnderWrites(t *testing.T) {
 		}
 		arr := setDo(t, c, "SSCAN", "s", cursor, "COUNT", "25").([]any)
 		cursor = arr[0].(string)
-		ms, _ := setStringsOf(arr[1])
+		ms, _ := replyStrings(arr[1])
 		for _, m := range ms {
 			got[m] = true
 		}
@@ -662,34 +584,34 @@ func TestSetScanReturnsMembersPresentThroughoutUnderWrites(t *testing.T) {
 func TestSetExpiryAndKeyspace(t *testing.T) {
 	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
 		setDo(t, c, "SADD", "s", "a", "b")
-		setRun(t, c, []setStep{
-			sst(int64(1), "PEXPIRE", "s", "30"),
-			sst("OK", "RENAME", "s", "r"),
-			sst(setAnyOrder{"a", "b"}, "SMEMBERS", "r"),
-			sst(int64(1), "COPY", "r", "cp"),
-			sst(setAnyOrder{"a", "b"}, "SMEMBERS", "cp"),
+		runSteps(t, c, []setStep{
+			stepOf(int64(1), "PEXPIRE", "s", "30"),
+			stepOf("OK", "RENAME", "s", "r"),
+			stepOf(setAnyOrder{"a", "b"}, "SMEMBERS", "r"),
+			stepOf(int64(1), "COPY", "r", "cp"),
+			stepOf(setAnyOrder{"a", "b"}, "SMEMBERS", "cp"),
 			// COPY copies the deadline too.
-			sst(setCheck(func(r any) string {
+			stepOf(setCheck(func(r any) string {
 				if n, ok := r.(int64); !ok || n <= 0 || n > 30 {
 					return fmt.Sprintf("PTTL of the copy %#v", r)
 				}
 				return ""
 			}), "PTTL", "cp"),
-			sst(int64(1), "PERSIST", "cp"),
-			sst(int64(1), "SADD", "cp", "c"),
-			sst(setAnyOrder{"a", "b"}, "SMEMBERS", "r"),
+			stepOf(int64(1), "PERSIST", "cp"),
+			stepOf(int64(1), "SADD", "cp", "c"),
+			stepOf(setAnyOrder{"a", "b"}, "SMEMBERS", "r"),
 		})
 		time.Sleep(60 * time.Millisecond)
-		setRun(t, c, []setStep{
-			sst(int64(0), "EXISTS", "r"),
-			sst(int64(0), "SCARD", "r"),
-			sst(int64(0), "SISMEMBER", "r", "a"),
+		runSteps(t, c, []setStep{
+			stepOf(int64(0), "EXISTS", "r"),
+			stepOf(int64(0), "SCARD", "r"),
+			stepOf(int64(0), "SISMEMBER", "r", "a"),
 			// A set created where one expired starts empty.
-			sst(int64(1), "SADD", "r", "z"),
-			sst(setAnyOrder{"z"}, "SMEMBERS", "r"),
-			sst(setAnyOrder{"a", "b", "c"}, "SMEMBERS", "cp"),
-			sst(int64(1), "DEL", "cp"),
-			sst(int64(0), "EXISTS", "cp"),
+			stepOf(int64(1), "SADD", "r", "z"),
+			stepOf(setAnyOrder{"z"}, "SMEMBERS", "r"),
+			stepOf(setAnyOrder{"a", "b", "c"}, "SMEMBERS", "cp"),
+			stepOf(int64(1), "DEL", "cp"),
+			stepOf(int64(0), "EXISTS", "cp"),
 		})
 	})
 }

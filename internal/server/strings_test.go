@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,9 +26,9 @@ import (
 // pairs, in any order).
 type (
 	// strErr is an error reply with exactly this text.
-	strErr string
+	strErr = replyErr
 	// strNil is a null reply.
-	strNil struct{}
+	strNil = replyNull
 	// strBetween is an integer reply in [lo, hi].
 	strBetween struct{ lo, hi int64 }
 )
@@ -56,21 +55,11 @@ func strRun(t *testing.T, c *redis.Client, steps []strStep) {
 // ("" when it does not).
 func strDiff(c *redis.Client, want any, args ...any) string {
 	got, err := c.Do(context.Background(), args...).Result()
-	var rerr redis.Error
-	switch w := want.(type) {
-	case strErr:
-		if !errors.As(err, &rerr) || err.Error() != string(w) {
-			return fmt.Sprintf("%q = %#v, %v; want error %q", args, got, err, w)
+	if msg, done := diffErrOrNull(got, err, want); done {
+		if msg != "" {
+			msg = fmt.Sprintf("%q: %s", args, msg)
 		}
-		return ""
-	case strNil:
-		if !errors.Is(err, redis.Nil) {
-			return fmt.Sprintf("%q = %#v, %v; want a null reply", args, got, err)
-		}
-		return ""
-	}
-	if err != nil {
-		return fmt.Sprintf("%q: unexpected error %v; want %#v", args, err, want)
+		return msg
 	}
 	if w, ok := want.(strBetween); ok {
 		n, isInt := got.(int64)
