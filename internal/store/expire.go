@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/cairndb/cairn/internal/engine"
@@ -78,15 +79,21 @@ type dueEntry struct {
 
 func (s *Store) dueEntries(limit int) ([]dueEntry, error) {
 	upTo := encoding.ExpireUpTo(nil, s.nowMs()-1)
-	it, err := s.eng.NewIter([]byte{byte(encoding.FamilyExpire)}, upTo)
+	return s.collectDue([]byte{byte(encoding.FamilyExpire)}, upTo, limit, encoding.DecodeExpireKey)
+}
+
+// collectDue reads up to limit deadline-index entries in [from, upTo),
+// decoded by decode (key expiry or hash-field expiry).
+func (s *Store) collectDue(from, upTo []byte, limit int, decode func(dst, k []byte) (int64, []byte, error)) ([]dueEntry, error) {
+	it, err := s.eng.NewIter(from, upTo)
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
 	var due []dueEntry
 	for ok := it.First(); ok && len(due) < limit; ok = it.Next() {
-		ek := append([]byte(nil), it.Key()...)
-		deadline, mk, err := encoding.DecodeExpireKey(nil, ek)
+		ek := bytes.Clone(it.Key())
+		deadline, mk, err := decode(nil, ek)
 		if err != nil {
 			return nil, err
 		}

@@ -51,25 +51,7 @@ func (s *Store) ReapExpiredFields(budget time.Duration) (int, error) {
 // deadline has passed.
 func (s *Store) dueHashes(from []byte, limit int) ([]dueEntry, error) {
 	upTo := binary.BigEndian.AppendUint64([]byte{byte(encoding.FamilyFieldExpire)}, uint64(s.nowMs())+1)
-	it, err := s.eng.NewIter(from, upTo)
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
-	var due []dueEntry
-	for ok := it.First(); ok && len(due) < limit; ok = it.Next() {
-		ek := bytes.Clone(it.Key())
-		deadline, mk, err := encoding.DecodeFieldExpireKey(nil, ek)
-		if err != nil {
-			return nil, err
-		}
-		dec, err := encoding.DecodeMetaKey(mk)
-		if err != nil {
-			return nil, err
-		}
-		due = append(due, dueEntry{expireKey: ek, deadline: deadline, metaKey: dec})
-	}
-	return due, it.Error()
+	return s.collectDue(from, upTo, limit, encoding.DecodeFieldExpireKey)
 }
 
 // reapFields reclaims the due fields of the hashes behind due, under their
