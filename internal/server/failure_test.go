@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
-	"github.com/cairndb/cairn/internal/store"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/redis/go-redis/v9"
@@ -64,14 +61,7 @@ func newDiskFault(kinds ...errorfs.OpKind) *diskFault {
 // internal/engine/failure.go), which the in-memory key counts do not follow.
 func startFaultyServer(t *testing.T, fault *diskFault, settings ...string) (*testServer, *faultLog) {
 	t.Helper()
-	cfg := config.Default()
-	args := []string{"--hz", "100"}
-	for i := 0; i+1 < len(settings); i += 2 {
-		args = append(args, "--"+settings[i], settings[i+1])
-	}
-	if err := cfg.ApplyArgs(args); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, settings...)
 	logs := &faultLog{t: t}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	eng, err := engine.OpenPebble("", engine.PebbleOptions{
@@ -82,32 +72,7 @@ func startFaultyServer(t *testing.T, fault *diskFault, settings ...string) (*tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode, err := store.ParseSyncMode(cfg.AppendFsync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(Options{Config: cfg, Store: st, Logger: log})
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-done
-		_ = st.Close()
-		_ = eng.Close()
-	})
-	return &testServer{addr: ln.Addr().String(), cfg: cfg, srv: srv, st: st, eng: eng}, logs
+	return serveTest(t, cfg, eng, log, false), logs
 }
 
 // failedWrite reports whether err is the error reply of a write the engine

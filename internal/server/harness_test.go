@@ -30,6 +30,19 @@ type testServer struct {
 // name/value pairs applied before start, e.g. "requirepass", "secret".
 func startServer(t testing.TB, settings ...string) *testServer {
 	t.Helper()
+	cfg := testConfig(t, settings...)
+	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return serveTest(t, cfg, eng, log, true)
+}
+
+// testConfig is the default configuration with the test's settings
+// (CONFIG-style name/value pairs) and a fast expiry reaper.
+func testConfig(t testing.TB, settings ...string) *config.Config {
+	t.Helper()
 	cfg := config.Default()
 	args := []string{"--hz", "100"}
 	for i := 0; i+1 < len(settings); i += 2 {
@@ -38,15 +51,18 @@ func startServer(t testing.TB, settings ...string) *testServer {
 	if err := cfg.ApplyArgs(args); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return cfg
+}
+
+// serveTest opens a store over eng and serves it on a loopback port until
+// the test ends; then it stops the server, checks the store's invariants
+// when check is set, and closes the store and the engine.
+func serveTest(t testing.TB, cfg *config.Config, eng engine.Engine, log *slog.Logger, check bool) *testServer {
+	t.Helper()
 	mode, err := store.ParseSyncMode(cfg.AppendFsync())
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize()})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +74,6 @@ func startServer(t testing.TB, settings ...string) *testServer {
 	srv := New(Options{Config: cfg, Store: st, Logger: log})
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	ts := &testServer{addr: ln.Addr().String(), cfg: cfg, srv: srv, st: st, eng: eng}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -66,13 +81,15 @@ func startServer(t testing.TB, settings ...string) *testServer {
 			t.Errorf("shutdown: %v", err)
 		}
 		<-done
-		if err := store.Check(st); err != nil {
-			t.Errorf("store invariants after the test: %v", err)
+		if check {
+			if err := store.Check(st); err != nil {
+				t.Errorf("store invariants after the test: %v", err)
+			}
 		}
 		_ = st.Close()
 		_ = eng.Close()
 	})
-	return ts
+	return &testServer{addr: ln.Addr().String(), cfg: cfg, srv: srv, st: st, eng: eng}
 }
 
 // client returns a go-redis client speaking RESP2 or RESP3, closed when
