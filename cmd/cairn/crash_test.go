@@ -50,14 +50,39 @@ type cairnProc struct {
 	err  error // the exit status, once done is closed
 }
 
+// built is the binary the tests run, built once (see TestMain).
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
 func buildCairn(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "cairn-bin-")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "cairn")
+		out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // freePort returns a loopback port that was free a moment ago; startCairn

@@ -20,12 +20,14 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -113,6 +115,16 @@ func run(args []string) error {
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	// GOMAXPROCS in the environment fixes the count, unless procs is set.
+	gov := procs.New(srv.CommandsProcessed, 0, log)
+	if _, env := os.LookupEnv("GOMAXPROCS"); env && cfg.Procs() == 0 {
+		gov.Fix(runtime.GOMAXPROCS(0))
+	} else {
+		gov.Fix(cfg.Procs())
+	}
+	gov.Start()
+	defer gov.Stop()
+	cfg.OnChange("procs", func(string) { gov.Fix(cfg.Procs()) })
 	serveErr := make(chan error, len(cfg.Bind()))
 	for _, addr := range cfg.Bind() {
 		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))

@@ -32,6 +32,7 @@ type Config struct {
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
+	procs                              atomic.Int64
 	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
 }
 
@@ -275,6 +276,9 @@ func (c *Config) TCPKeepAlive() time.Duration {
 
 // Hz returns how many times a second background tasks run.
 func (c *Config) Hz() int { return int(c.hz.Load()) }
+
+// Procs returns the processor count to run on, or 0 to size it to the load.
+func (c *Config) Procs() int { return int(c.procs.Load()) }
 
 // PidFile returns the path of the pid file; "" means none.
 func (c *Config) PidFile() string { return *c.pidFile.Load() }

@@ -36,6 +36,7 @@ func TestGet(t *testing.T) {
 		{"pidfile", ""},
 		{"pprof-addr", ""},
 		{"port", "6379"},
+		{"procs", "0"},
 		{"proto-max-bulk-len", "536870912"},
 		{"requirepass", ""},
 		{"save", ""},
@@ -53,8 +54,8 @@ func TestGet(t *testing.T) {
 		{[]string{"PORT", "port"}, [][2]string{{"PORT", "6379"}}},
 		// A pattern is answered under the setting's own name.
 		{[]string{"PO*"}, [][2]string{{"port", "6379"}}},
-		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"proto-max-bulk-len", "536870912"}}},
-		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"*max*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"[bh]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
 		{[]string{"?z"}, [][2]string{{"hz", "10"}}},

@@ -167,6 +167,13 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.port },
 	},
 	{
+		// Not a Redis setting: how many processors (GOMAXPROCS) Cairn's
+		// code runs on at once; 0 sizes it to the load (package procs).
+		name: "procs", kind: kindInt, mutable: true,
+		min: 0, max: 1 << 16, def: value{n: 0},
+		num: func(c *Config) *atomic.Int64 { return &c.procs },
+	},
+	{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },

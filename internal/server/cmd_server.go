@@ -363,6 +363,9 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"uptime_in_seconds", itoa(int64(up.Seconds()))},
 			{"uptime_in_days", itoa(int64(up.Hours() / 24))},
 			{"hz", strconv.Itoa(s.cfg.Hz())},
+			// Not a Redis field: the processors Cairn's code runs on now
+			// (the procs setting, or the count package procs chose).
+			{"procs", strconv.Itoa(runtime.GOMAXPROCS(0))},
 			{"executable", exe},
 			{"config_file", s.configFile},
 		}

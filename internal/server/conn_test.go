@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -754,6 +755,9 @@ func TestInfoServerAndClients(t *testing.T) {
 	}
 	if _, err := strconv.ParseInt(f["uptime_in_seconds"], 10, 64); err != nil {
 		t.Errorf("uptime_in_seconds = %q", f["uptime_in_seconds"])
+	}
+	if want := strconv.Itoa(runtime.GOMAXPROCS(0)); f["procs"] != want {
+		t.Errorf("INFO server procs = %q, want GOMAXPROCS %s", f["procs"], want)
 	}
 	others := []*wireConn{ts.wire(t), ts.wire(t)}
 	for _, o := range others {

@@ -120,6 +120,10 @@ func newRunID() string {
 	return fmt.Sprintf("%x", b)
 }
 
+// CommandsProcessed is the number of commands run since start or the last
+// CONFIG RESETSTAT (INFO's total_commands_processed).
+func (s *Server) CommandsProcessed() int64 { return s.stats.commands.Load() }
+
 // ShutdownRequested is closed when a client sends SHUTDOWN.
 func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdownReq }
 

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The procs setting fixes the processor count at start and under CONFIG
+// SET; 0 hands it back to the governor, which starts from every CPU.
+func TestProcsSetting(t *testing.T) {
+	bin := buildCairn(t)
+	p := startCairn(t, bin, true, 0, "--dir", t.TempDir(), "--procs", "1")
+	c := p.client(t)
+	ctx := context.Background()
+	active := func() int {
+		t.Helper()
+		info, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "procs:"); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					t.Fatalf("INFO procs:%s", v)
+				}
+				return n
+			}
+		}
+		t.Fatalf("INFO server has no procs field:\n%s", info)
+		return 0
+	}
+	if got := active(); got != 1 {
+		t.Fatalf("procs %d with --procs 1", got)
+	}
+	steps := []struct {
+		set  string
+		want int
+	}{
+		{"2", 2},
+		{"1", 1},
+		// Idle, the governor keeps the count it starts from.
+		{"0", runtime.NumCPU()},
+	}
+	for _, s := range steps {
+		if err := c.ConfigSet(ctx, "procs", s.set).Err(); err != nil {
+			t.Fatalf("CONFIG SET procs %s: %v", s.set, err)
+		}
+		if got := active(); got != s.want {
+			t.Errorf("procs %d after CONFIG SET procs %s, want %d", got, s.set, s.want)
+		}
+	}
+	if err := c.ConfigSet(ctx, "procs", "-1").Err(); err == nil {
+		t.Error("CONFIG SET procs -1 succeeded")
+	}
+}

@@ -1,0 +1,323 @@
+// Package procs sizes the Go runtime's processor count (GOMAXPROCS) to the
+// load Cairn serves, by measuring which count serves more commands.
+//
+// More processors are not always faster. A client that sends one command
+// and waits for its reply wakes its connection's goroutine once per
+// command; with an idle processor to spare, each wake-up also wakes a thread
+// to look for work, and on a small machine those threads take CPU from the
+// rest of the system (the clients, the kernel's network stack) without
+// serving anything. Measured on 2 cores with the load generator beside the
+// server, unpipelined GETs ran about 30% faster on one processor than on
+// two, while pipelined SETs, whose work is the engine's and runs in
+// parallel, ran 50% faster on two.
+//
+// So the Governor climbs: while commands are flowing it tries a neighbouring
+// count for a short probe and keeps it when it served more commands than the
+// count before it, as .NET's thread pool sizes itself by hill climbing on
+// throughput. Probes that change nothing back off, so a steady load settles
+// and pays almost nothing for the search; a change in the load starts the
+// search again. On a tie it keeps the larger count, which leaves background
+// work (compactions) room beside the commands.
+package procs
+
+import (
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Tuning of the climb. A window is one measurement of the command rate.
+const (
+	window = 50 * time.Millisecond
+	// A probe lets settleWindows pass after the change before it measures
+	// probeWindows; the rate before it is the mean of the last probeWindows.
+	settleWindows = 1
+	probeWindows  = 2
+	// A probe is tried after minInterval windows, doubled after every probe
+	// that changed nothing, up to maxInterval.
+	minInterval = 4
+	maxInterval = 256
+	// gain is how much more a probe must serve to win; a larger count wins
+	// a tie within it (see the package doc).
+	gain = 0.05
+	// shift is the change in the rate, against the rate at the last
+	// decision, that counts as a new load and restarts the search.
+	shift = 0.3
+	// minRate is the rate, in commands per second, under which the load is
+	// too light to measure and nothing is tried.
+	minRate = 1000
+)
+
+// Governor adapts GOMAXPROCS between 1 and a maximum while it runs.
+type Governor struct {
+	served func() int64 // commands served so far
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	fixed int // a count set by the user, or 0 to climb
+	max   int
+	c     climber
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// New returns a governor that reads the commands served so far from served.
+// It climbs between 1 and max processors (runtime.NumCPU() when max <= 0)
+// until Fix sets a count.
+func New(served func() int64, max int, log *slog.Logger) *Governor {
+	if max <= 0 {
+		max = runtime.NumCPU()
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Governor{served: served, log: log, max: max}
+}
+
+// Start begins climbing (or applies the fixed count) until Stop.
+func (g *Governor) Start() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stop != nil {
+		return
+	}
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	if g.fixed > 0 {
+		runtime.GOMAXPROCS(g.fixed)
+	} else {
+		g.c = newClimber(g.max)
+		runtime.GOMAXPROCS(g.c.procs)
+	}
+	go g.run(g.stop, g.done)
+}
+
+// Stop ends the climb and waits for it; the count stays where it was.
+func (g *Governor) Stop() {
+	g.mu.Lock()
+	stop, done := g.stop, g.done
+	g.stop = nil
+	g.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// Fix sets the processor count to n and stops the climb, or, for n <= 0,
+// starts it again from the maximum.
+func (g *Governor) Fix(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.fixed = max(n, 0)
+	if g.fixed > 0 {
+		runtime.GOMAXPROCS(g.fixed)
+		return
+	}
+	g.c = newClimber(g.max)
+	runtime.GOMAXPROCS(g.c.procs)
+}
+
+func (g *Governor) run(stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(window)
+	defer t.Stop()
+	last, lastAt := g.served(), time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			n := g.served()
+			if n < last {
+				// The count was reset (CONFIG RESETSTAT): no rate this time.
+				last, lastAt = n, now
+				continue
+			}
+			rate := float64(n-last) / now.Sub(lastAt).Seconds()
+			last, lastAt = n, now
+			g.mu.Lock()
+			if g.fixed == 0 {
+				before := g.c.procs
+				if after := g.c.step(rate); after != before {
+					runtime.GOMAXPROCS(after)
+					g.log.Debug("procs", "from", before, "to", after, "commands_per_sec", int64(rate), "probing", g.c.phase == probing)
+				}
+			}
+			g.mu.Unlock()
+		}
+	}
+}
+
+// climber is the climb's state machine, apart from the clock and the
+// runtime so that tests can drive it with rates.
+//
+// A probe measures the rate at the current count (before), then at the
+// neighbour, then at the current count again (after). The neighbour wins
+// only against both sides, and a probe whose two sides disagree, or that
+// saw an idle window, decides nothing: the load changed under it. That is
+// what keeps a load that comes and goes, or drifts, from being read as a
+// count that serves better or worse.
+type climber struct {
+	max, procs int
+
+	recent []float64 // the last probeWindows busy rates at procs
+	// since counts busy windows since the last decision; interval is how
+	// many must pass before the next probe.
+	since, interval int
+	decided         float64 // the rate when the last decision was taken
+	// down says which way the next probe goes where both ways are open.
+	down bool
+
+	phase  phase
+	from   int       // the count the probe left
+	to     int       // the neighbour it tries
+	before float64   // the rate at from before the probe
+	probe  float64   // the rate at the neighbour
+	waited int       // windows since the last change of count
+	rates  []float64 // the rates measured since then
+}
+
+type phase uint8
+
+const (
+	steady    phase = iota
+	probing         // at the neighbour
+	returning       // back at from, measuring the after side
+)
+
+func newClimber(max int) climber {
+	return climber{max: max, procs: max, interval: minInterval}
+}
+
+// step takes the command rate of the window just ended and returns the
+// processor count for the next.
+func (c *climber) step(rate float64) int {
+	if c.phase != steady {
+		c.measure(rate)
+		return c.procs
+	}
+	if rate < minRate {
+		// Too light to measure; an idle gap also breaks the run of
+		// windows a probe compares against (but the wait for the next
+		// probe goes on across it).
+		c.recent = c.recent[:0]
+		return c.procs
+	}
+	c.recent = append(c.recent, rate)
+	if len(c.recent) > probeWindows {
+		c.recent = c.recent[1:]
+	}
+	c.since++
+	if len(c.recent) < probeWindows {
+		return c.procs
+	}
+	cur := mean(c.recent)
+	if c.decided > 0 && relChange(cur, c.decided) > shift {
+		// A new load: look again soon.
+		c.interval = minInterval
+		c.decided = cur
+	}
+	if c.max <= 1 || c.since < c.interval {
+		return c.procs
+	}
+	c.phase, c.from, c.before = probing, c.procs, cur
+	c.to = c.neighbour()
+	c.procs = c.to
+	c.waited, c.rates = 0, c.rates[:0]
+	return c.procs
+}
+
+// measure gathers a probe's windows at the neighbour and back at from.
+func (c *climber) measure(rate float64) {
+	if rate < minRate {
+		c.inconclusive()
+		return
+	}
+	c.waited++
+	if c.waited > settleWindows {
+		c.rates = append(c.rates, rate)
+	}
+	if len(c.rates) < probeWindows {
+		return
+	}
+	if c.phase == probing {
+		c.probe = mean(c.rates)
+		c.phase, c.procs = returning, c.from
+		c.waited, c.rates = 0, c.rates[:0]
+		return
+	}
+	after := mean(c.rates)
+	if relChange(c.before, after) > 2*gain {
+		c.inconclusive()
+		return
+	}
+	c.decide(c.probe, (c.before+after)/2)
+}
+
+// inconclusive ends a probe that the load changed under, at from. It backs
+// off as a failed probe does: a load too unsteady to measure is not worth
+// the probes.
+func (c *climber) inconclusive() {
+	c.phase, c.procs = steady, c.from
+	c.interval = min(2*c.interval, maxInterval)
+	c.since = 0
+	c.recent = c.recent[:0]
+}
+
+// neighbour is the count to try next: one step, alternating direction
+// between probes where both are possible.
+func (c *climber) neighbour() int {
+	switch {
+	case c.procs <= 1:
+		return 2
+	case c.procs >= c.max:
+		return c.max - 1
+	case c.down:
+		return c.procs - 1
+	default:
+		return c.procs + 1
+	}
+}
+
+// decide keeps the probed count if it served more than from (or, going up,
+// about as much), and stays at from otherwise.
+func (c *climber) decide(probe, base float64) {
+	won := probe > base*(1+gain)
+	keep := won || (c.to > c.from && probe >= base*(1-gain))
+	if won {
+		// A real gain: keep searching in this neighbourhood soon.
+		c.interval = minInterval
+	} else {
+		c.interval = min(2*c.interval, maxInterval)
+	}
+	c.decided = base
+	if keep {
+		c.procs, c.decided = c.to, probe
+	}
+	c.down = !c.down
+	c.phase = steady
+	c.since = 0
+	c.recent = c.recent[:0]
+}
+
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// relChange is |a-b| relative to the larger of the two.
+func relChange(a, b float64) float64 {
+	hi := max(a, b)
+	if hi == 0 {
+		return 0
+	}
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d / hi
+}

@@ -1,0 +1,185 @@
+package procs
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// load is a synthetic server: the command rate each processor count serves,
+// from a given window on.
+type load struct {
+	from  int
+	rates map[int]float64
+}
+
+// drive runs a climber over windows of the loads, with noise as a fraction
+// of the rate, and returns the count chosen for each window.
+func drive(t *testing.T, max, windows int, noise float64, loads []load) []int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	li := 0
+	return driveFunc(t, max, windows, func(w, procs int) float64 {
+		for li+1 < len(loads) && w >= loads[li+1].from {
+			li++
+		}
+		return loads[li].rates[procs] * (1 + noise*(2*rng.Float64()-1))
+	})
+}
+
+// driveFunc runs a climber over windows whose rate rate gives.
+func driveFunc(t *testing.T, max, windows int, rate func(w, procs int) float64) []int {
+	t.Helper()
+	c := newClimber(max)
+	got := make([]int, windows)
+	for w := range windows {
+		got[w] = c.step(rate(w, c.procs))
+		if got[w] < 1 || got[w] > max {
+			t.Fatalf("window %d: count %d outside 1..%d", w, got[w], max)
+		}
+	}
+	return got
+}
+
+// share is the fraction of windows in [from, to) spent at count n.
+func share(counts []int, from, to, n int) float64 {
+	k := 0
+	for _, c := range counts[from:to] {
+		if c == n {
+			k++
+		}
+	}
+	return float64(k) / float64(to-from)
+}
+
+func TestClimberSettles(t *testing.T) {
+	oneBetter := map[int]float64{1: 100000, 2: 70000}
+	twoBetter := map[int]float64{1: 240000, 2: 360000}
+	tests := []struct {
+		name    string
+		max     int
+		noise   float64
+		loads   []load
+		windows int
+		// After window settle, at least minShare of the windows run at want.
+		settle, want int
+		minShare     float64
+	}{
+		{name: "one processor serves more", max: 2, loads: []load{{0, oneBetter}},
+			windows: 600, settle: 30, want: 1, minShare: 0.95},
+		{name: "two processors serve more", max: 2, loads: []load{{0, twoBetter}},
+			windows: 600, settle: 30, want: 2, minShare: 0.95},
+		{name: "a tie keeps the larger count", max: 2, loads: []load{{0, map[int]float64{1: 100000, 2: 100000}}},
+			windows: 600, settle: 0, want: 2, minShare: 0.95},
+		{name: "idle changes nothing", max: 2, loads: []load{{0, map[int]float64{1: 0, 2: 0}}},
+			windows: 300, settle: 0, want: 2, minShare: 1},
+		{name: "light load changes nothing", max: 4, loads: []load{{0, map[int]float64{1: 500, 2: 400, 3: 300, 4: 200}}},
+			windows: 300, settle: 0, want: 4, minShare: 1},
+		{name: "one processor only", max: 1, loads: []load{{0, oneBetter}},
+			windows: 300, settle: 0, want: 1, minShare: 1},
+		{name: "noisy", max: 2, noise: 0.03, loads: []load{{0, oneBetter}},
+			windows: 600, settle: 30, want: 1, minShare: 0.9},
+		{name: "a peak in the middle", max: 4, loads: []load{{0, map[int]float64{1: 50000, 2: 100000, 3: 90000, 4: 80000}}},
+			windows: 900, settle: 100, want: 2, minShare: 0.85},
+		{name: "the load changes", max: 2, loads: []load{{0, oneBetter}, {300, twoBetter}},
+			windows: 600, settle: 330, want: 2, minShare: 0.9},
+		{name: "and changes back", max: 2, loads: []load{{0, twoBetter}, {300, oneBetter}},
+			windows: 600, settle: 330, want: 1, minShare: 0.9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			counts := drive(t, tt.max, tt.windows, tt.noise, tt.loads)
+			if got := share(counts, tt.settle, tt.windows, tt.want); got < tt.minShare {
+				t.Errorf("%.0f%% of windows %d..%d at %d processors, want at least %.0f%%; counts %v",
+					100*got, tt.settle, tt.windows, tt.want, 100*tt.minShare, counts)
+			}
+		})
+	}
+}
+
+// A settled climb still probes now and then, but backs off: it spends
+// little time away from the best count.
+func TestClimberBacksOff(t *testing.T) {
+	counts := drive(t, 2, 3000, 0, []load{{0, map[int]float64{1: 100000, 2: 70000}}})
+	changes := 0
+	for i := 1000; i < len(counts); i++ {
+		if counts[i] != counts[i-1] {
+			changes++
+		}
+	}
+	// At the longest interval a probe comes every maxInterval windows and
+	// changes the count twice (there and back).
+	if most := 2 * (2000/maxInterval + 1); changes > most {
+		t.Errorf("%d changes in 2000 settled windows, want at most %d", changes, most)
+	}
+}
+
+// Loads that come and go, or drift, are not taken for a count that serves
+// better or worse.
+func TestClimberUnsteadyLoads(t *testing.T) {
+	oneBetter := map[int]float64{1: 100000, 2: 70000}
+	busy := func(w int) bool { return w%22 < 12 }
+	t.Run("on and off", func(t *testing.T) {
+		// Busy for 12 windows, idle for 10, as when a benchmark takes turns
+		// with another server.
+		counts := driveFunc(t, 2, 2000, func(w, procs int) float64 {
+			if !busy(w) {
+				return 0
+			}
+			return oneBetter[procs]
+		})
+		at1, n := 0, 0
+		for w := 500; w < len(counts); w++ {
+			if busy(w) {
+				n++
+				if counts[w] == 1 {
+					at1++
+				}
+			}
+		}
+		if share := float64(at1) / float64(n); share < 0.85 {
+			t.Errorf("%.0f%% of busy windows at 1 processor, want at least 85%%", 100*share)
+		}
+	})
+	t.Run("drift", func(t *testing.T) {
+		// Both counts serve the same, and the load climbs 2% a window
+		// then falls back, or steps by half every 7 windows (a probe
+		// takes 6): no probe may win, so the count stays.
+		counts := driveFunc(t, 2, 1000, func(w, procs int) float64 {
+			return 50000 * (1 + 0.02*float64(w%50))
+		})
+		counts = append(counts, driveFunc(t, 2, 1000, func(w, procs int) float64 {
+			return 50000 * (1 + 0.5*float64(w/7%2))
+		})...)
+		// Probes visit 1 for at most settleWindows+probeWindows windows.
+		run := 0
+		for w, n := range counts {
+			if run = run + 1; n != 1 {
+				run = 0
+			}
+			if run > settleWindows+probeWindows {
+				t.Fatalf("window %d: at 1 processor for %d windows; counts %v", w, run, counts)
+			}
+		}
+	})
+}
+
+func TestGovernorFix(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var served int64
+	g := New(func() int64 { return served }, 3, nil)
+	g.Fix(1)
+	g.Start()
+	defer g.Stop()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS = %d after Fix(1), want 1", got)
+	}
+	g.Fix(0)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Fatalf("GOMAXPROCS = %d after Fix(0) with max 3, want 3", got)
+	}
+	g.Fix(2)
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS = %d after Fix(2), want 2", got)
+	}
+}
