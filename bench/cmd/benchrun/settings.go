@@ -88,7 +88,7 @@ func settingsFor(o options) (settings, error) {
 	}
 	switch o.mode {
 	case "default":
-		s.Requests = map[int]int{1: 50000, 16: 200000}
+		s.Requests = map[int]int{1: 100000, 16: 200000}
 		s.DurableRequests = map[int]int{1: 20000, 16: 50000}
 		s.RunSeconds = 2
 		s.BTMCache = "64mb"
