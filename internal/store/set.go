@@ -33,8 +33,9 @@ const (
 	setListpackValue   = 64
 )
 
-// setReadAll is the size up to which SPOP and SRANDMEMBER read the whole set
-// and draw from it exactly; bigger sets are sampled (see setSampler).
+// setReadAll is the size up to which SRANDMEMBER (and SPOP with a count)
+// read the whole set and draw from it exactly; bigger sets are sampled (see
+// setSampler). SPOP without a count draws from a batch (see setPopNext).
 const setReadAll = 512
 
 // setReadAllDraws is the size up to which SRANDMEMBER with a negative count
@@ -624,10 +625,6 @@ func (tx *Tx) SPop(db int, key []byte) ([]byte, bool, error) {
 	}
 	var m []byte
 	switch {
-	case c.Meta.Size <= setReadAll:
-		if m, err = tx.setAtRank(c, rand.Uint64N(c.Meta.Size)); err != nil {
-			return nil, false, err
-		}
 	case c.Meta.Size <= setPopScanMax:
 		if m, err = tx.setPopNext(c); err != nil {
 			return nil, false, err
@@ -726,8 +723,11 @@ func (c *setPopCache) drop(prefix []byte) {
 	_ = c.take(prefix)
 }
 
-// setPopNext chooses the member SPOP removes from c, a set of more than
-// setReadAll and at most setPopScanMax members, from its batch.
+// setPopNext chooses the member SPOP removes from c, a set of at most
+// setPopScanMax members, from its batch. A small set's batch is all of it
+// in random order: walking to a random rank on every pop instead would step
+// over the tombstones of every member popped before, which stay in the
+// memtable until it is flushed, so draining a set would cost quadratic time.
 func (tx *Tx) setPopNext(c *collection) ([]byte, error) {
 	prefix := c.Prefix(encoding.FamilySub)
 	b := tx.s.setPops.take(prefix)

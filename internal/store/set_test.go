@@ -462,6 +462,34 @@ func TestSetPopAndRandMemberSingle(t *testing.T) {
 	}
 }
 
+// TestSetPopSmallUniform checks that SPOP on a small set, which takes its
+// members from a shuffled batch of the whole set, draws each member evenly:
+// every trial pops one member and adds it back, which drops the batch.
+func TestSetPopSmallUniform(t *testing.T) {
+	s, _ := openTestStore(t)
+	const n, trials = 5, 5000
+	setBig(t, s, "s", n, func(i int) string { return fmt.Sprint(i) })
+	counts := map[string]int{}
+	for range trials {
+		m, ok := setW2(t, s, func(tx *Tx) ([]byte, bool, error) { return tx.SPop(0, []byte("s")) })
+		if !ok {
+			t.Fatal("SPOP found nothing")
+		}
+		counts[string(m)]++
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, []byte("s"), [][]byte{m}) })
+	}
+	want := float64(trials) / n
+	chi := 0.0
+	for i := range n {
+		c := float64(counts[fmt.Sprint(i)])
+		chi += (c - want) * (c - want) / want
+	}
+	// 4 degrees of freedom: above 18.5 happens by chance once in 1,000.
+	if chi > 18.5 {
+		t.Errorf("chi-square %.1f over %d pops: counts %v", chi, trials, counts)
+	}
+}
+
 func setR2(t testing.TB, s *Store, fn func(tx *Tx) ([]byte, bool, error)) ([]byte, bool) {
 	t.Helper()
 	var ok bool
@@ -1214,39 +1242,48 @@ func FuzzSetScan(f *testing.F) {
 // BenchmarkSPopDrain is redis-benchmark's SPOP workload: one set of 60,000
 // "element:%012d" members, built in pipelined SADDs of 1,000, popped one
 // member per command, so the pops' tombstones pile up in the memtable as
-// they do on a server. The set is rebuilt when it runs low.
+// they do on a server. The set is rebuilt when it runs low, or, as
+// redis-benchmark leaves it, only once it is empty: its last members are
+// then popped among the tombstones of all the others.
 func BenchmarkSPopDrain(b *testing.B) {
-	const size, batch = 60_000, 1_000
-	s := openBenchStore(b, 64<<20, nil)
-	key := []byte("myset")
-	fill := func() {
-		for first := 0; first < size; first += batch {
-			ms := make([][]byte, batch)
-			for i := range ms {
-				ms[i] = fmt.Appendf(nil, "element:%012d", first+i)
+	for _, bc := range []struct {
+		name   string
+		refill int
+	}{{"refill-at-quarter", 60_000 / 4}, {"to-empty", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			const size, batch = 60_000, 1_000
+			s := openBenchStore(b, 64<<20, nil)
+			key := []byte("myset")
+			fill := func() {
+				for first := 0; first < size; first += batch {
+					ms := make([][]byte, batch)
+					for i := range ms {
+						ms[i] = fmt.Appendf(nil, "element:%012d", first+i)
+					}
+					benchWrite(b, s, key, func(tx *Tx) error { _, err := tx.SAdd(0, key, ms); return err })
+				}
 			}
-			benchWrite(b, s, key, func(tx *Tx) error { _, err := tx.SAdd(0, key, ms); return err })
-		}
-	}
-	fill()
-	left := size
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if left < size/4 {
-			b.StopTimer()
 			fill()
-			left = size
-			b.StartTimer()
-		}
-		benchWrite(b, s, key, func(tx *Tx) error {
-			_, ok, err := tx.SPop(0, key)
-			if err == nil && !ok {
-				err = errors.New("empty")
+			left := size
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if left < bc.refill {
+					b.StopTimer()
+					fill()
+					left = size
+					b.StartTimer()
+				}
+				benchWrite(b, s, key, func(tx *Tx) error {
+					_, ok, err := tx.SPop(0, key)
+					if err == nil && !ok {
+						err = errors.New("empty")
+					}
+					return err
+				})
+				left--
 			}
-			return err
 		})
-		left--
 	}
 }
 
