@@ -9,9 +9,13 @@ import (
 )
 
 // The procs setting fixes the processor count at start and under CONFIG
-// SET; 0 hands it back to the governor, which starts from every CPU.
+// SET; 0 hands it back to the governor, which starts from the runtime's
+// default count.
 func TestProcsSetting(t *testing.T) {
 	bin := buildCairn(t)
+	// The child's default is the runtime's, like this process's unless
+	// GOMAXPROCS is set here.
+	defaultProcs := runtime.GOMAXPROCS(0)
 	p := startCairn(t, bin, true, 0, "--dir", t.TempDir(), "--procs", "1")
 	c := p.client(t)
 	ctx := context.Background()
@@ -43,7 +47,7 @@ func TestProcsSetting(t *testing.T) {
 		{"2", 2},
 		{"1", 1},
 		// Idle, the governor keeps the count it starts from.
-		{"0", runtime.NumCPU()},
+		{"0", defaultProcs},
 	}
 	for _, s := range steps {
 		if err := c.ConfigSet(ctx, "procs", s.set).Err(); err != nil {
@@ -53,7 +57,9 @@ func TestProcsSetting(t *testing.T) {
 			t.Errorf("procs %d after CONFIG SET procs %s, want %d", got, s.set, s.want)
 		}
 	}
-	if err := c.ConfigSet(ctx, "procs", "-1").Err(); err == nil {
-		t.Error("CONFIG SET procs -1 succeeded")
+	for _, bad := range []string{"-1", "1025", "two"} {
+		if err := c.ConfigSet(ctx, "procs", bad).Err(); err == nil {
+			t.Errorf("CONFIG SET procs %s succeeded", bad)
+		}
 	}
 }

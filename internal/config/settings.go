@@ -170,7 +170,9 @@ var settings = []*setting{
 		// Not a Redis setting: how many processors (GOMAXPROCS) Cairn's
 		// code runs on at once; 0 sizes it to the load (package procs).
 		name: "procs", kind: kindInt, mutable: true,
-		min: 0, max: 1 << 16, def: value{n: 0},
+		// More than this costs memory and GC time per processor for
+		// nothing: the runtime keeps state per P.
+		min: 0, max: 1024, def: value{n: 0},
 		num: func(c *Config) *atomic.Int64 { return &c.procs },
 	},
 	{

@@ -63,16 +63,18 @@ type Governor struct {
 }
 
 // New returns a governor that reads the commands served so far from served.
-// It climbs between 1 and max processors (runtime.NumCPU() when max <= 0)
-// until Fix sets a count.
-func New(served func() int64, max int, log *slog.Logger) *Governor {
-	if max <= 0 {
-		max = runtime.NumCPU()
+// It climbs between 1 and maxProcs processors until Fix sets a count. For
+// maxProcs <= 0 it takes the count the runtime runs on when New is called:
+// GOMAXPROCS from the environment, or the runtime's default, which on Linux
+// honours a cgroup CPU limit (NumCPU would count every CPU of the host).
+func New(served func() int64, maxProcs int, log *slog.Logger) *Governor {
+	if maxProcs <= 0 {
+		maxProcs = runtime.GOMAXPROCS(0)
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Governor{served: served, log: log, max: max}
+	return &Governor{served: served, log: log, max: maxProcs}
 }
 
 // Start begins climbing (or applies the fixed count) until Stop.
@@ -100,12 +102,15 @@ func (g *Governor) Stop() {
 	g.mu.Unlock()
 	if stop != nil {
 		close(stop)
+	}
+	// A second Stop, too, returns only once the climb has ended.
+	if done != nil {
 		<-done
 	}
 }
 
-// Fix sets the processor count to n and stops the climb, or, for n <= 0,
-// starts it again from the maximum.
+// Fix sets the processor count to n and pauses the climb, or, for n <= 0,
+// sets the maximum and climbs again from it (once started).
 func (g *Governor) Fix(n int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -127,8 +132,11 @@ func (g *Governor) run(stop, done chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case now := <-t.C:
-			n := g.served()
+		case <-t.C:
+			// The clock is read with the count: the tick's own time can be
+			// late by however long this goroutine waited for a processor,
+			// which is longest at one processor under load.
+			n, now := g.served(), time.Now()
 			if n < last {
 				// The count was reset (CONFIG RESETSTAT): no rate this time.
 				last, lastAt = n, now
@@ -137,14 +145,26 @@ func (g *Governor) run(stop, done chan struct{}) {
 			rate := float64(n-last) / now.Sub(lastAt).Seconds()
 			last, lastAt = n, now
 			g.mu.Lock()
+			if g.stop != stop {
+				// Stop has begun (and maybe a new Start): the climber is
+				// no longer this loop's to step.
+				g.mu.Unlock()
+				return
+			}
+			before, after, inProbe := 0, 0, false
 			if g.fixed == 0 {
-				before := g.c.procs
-				if after := g.c.step(rate); after != before {
+				before = g.c.procs
+				// The change is made under mu so that a Fix cannot land
+				// between the decision and the change and be undone.
+				if after = g.c.step(rate); after != before {
 					runtime.GOMAXPROCS(after)
-					g.log.Debug("procs", "from", before, "to", after, "commands_per_sec", int64(rate), "probing", g.c.phase == probing)
 				}
+				inProbe = g.c.phase == probing
 			}
 			g.mu.Unlock()
+			if after != before {
+				g.log.Debug("procs", "from", before, "to", after, "commands_per_sec", int64(rate), "probing", inProbe)
+			}
 		}
 	}
 }
@@ -165,7 +185,11 @@ type climber struct {
 	// since counts busy windows since the last decision; interval is how
 	// many must pass before the next probe.
 	since, interval int
-	decided         float64 // the rate when the last decision was taken
+	// shiftWait is the interval a change of load sets: it doubles each
+	// time one does, and only a probe that wins resets it, so a load whose
+	// level keeps moving is not probed without end.
+	shiftWait int
+	decided   float64 // the rate when the last decision was taken
 	// down says which way the next probe goes where both ways are open.
 	down bool
 
@@ -186,8 +210,8 @@ const (
 	returning       // back at from, measuring the after side
 )
 
-func newClimber(max int) climber {
-	return climber{max: max, procs: max, interval: minInterval}
+func newClimber(maxProcs int) climber {
+	return climber{max: maxProcs, procs: maxProcs, interval: minInterval, shiftWait: minInterval}
 }
 
 // step takes the command rate of the window just ended and returns the
@@ -204,10 +228,12 @@ func (c *climber) step(rate float64) int {
 		c.recent = c.recent[:0]
 		return c.procs
 	}
-	c.recent = append(c.recent, rate)
-	if len(c.recent) > probeWindows {
-		c.recent = c.recent[1:]
+	if len(c.recent) == probeWindows {
+		// Slide within the array rather than off its front, which would
+		// reallocate every other window.
+		c.recent = append(c.recent[:0], c.recent[1:]...)
 	}
+	c.recent = append(c.recent, rate)
 	c.since++
 	if len(c.recent) < probeWindows {
 		return c.procs
@@ -215,7 +241,8 @@ func (c *climber) step(rate float64) int {
 	cur := mean(c.recent)
 	if c.decided > 0 && relChange(cur, c.decided) > shift {
 		// A new load: look again soon.
-		c.interval = minInterval
+		c.interval = min(c.interval, c.shiftWait)
+		c.shiftWait = min(2*c.shiftWait, maxInterval)
 		c.decided = cur
 	}
 	if c.max <= 1 || c.since < c.interval {
@@ -261,12 +288,13 @@ func (c *climber) measure(rate float64) {
 func (c *climber) inconclusive() {
 	c.phase, c.procs = steady, c.from
 	c.interval = min(2*c.interval, maxInterval)
+	c.down = !c.down
 	c.since = 0
 	c.recent = c.recent[:0]
 }
 
-// neighbour is the count to try next: one step, alternating direction
-// between probes where both are possible.
+// neighbour is the count to try next: one step, in the direction of the
+// last win, turning after a probe that did not win, where both are open.
 func (c *climber) neighbour() int {
 	switch {
 	case c.procs <= 1:
@@ -286,16 +314,17 @@ func (c *climber) decide(probe, base float64) {
 	won := probe > base*(1+gain)
 	keep := won || (c.to > c.from && probe >= base*(1-gain))
 	if won {
-		// A real gain: keep searching in this neighbourhood soon.
-		c.interval = minInterval
+		// A real gain: look further the same way soon.
+		c.interval, c.shiftWait = minInterval, minInterval
+		c.down = c.to < c.from
 	} else {
 		c.interval = min(2*c.interval, maxInterval)
+		c.down = !c.down
 	}
 	c.decided = base
 	if keep {
 		c.procs, c.decided = c.to, probe
 	}
-	c.down = !c.down
 	c.phase = steady
 	c.since = 0
 	c.recent = c.recent[:0]

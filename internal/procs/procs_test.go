@@ -85,6 +85,10 @@ func TestClimberSettles(t *testing.T) {
 			windows: 600, settle: 330, want: 2, minShare: 0.9},
 		{name: "and changes back", max: 2, loads: []load{{0, twoBetter}, {300, oneBetter}},
 			windows: 600, settle: 330, want: 1, minShare: 0.9},
+		// Starting from the maximum, only a climb back up can show the
+		// tie rule: the rate at 1 stays the same, so this is no new load.
+		{name: "a tie after a fall climbs back", max: 2, loads: []load{{0, oneBetter}, {300, map[int]float64{1: 100000, 2: 100000}}},
+			windows: 1200, settle: 600, want: 2, minShare: 0.9},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,6 +145,19 @@ func TestClimberUnsteadyLoads(t *testing.T) {
 			t.Errorf("%.0f%% of busy windows at 1 processor, want at least 85%%", 100*share)
 		}
 	})
+	t.Run("a level that keeps moving", func(t *testing.T) {
+		// Two processors serve twice what one does (as under appendfsync
+		// always) and the load's level jumps by half every 10 windows:
+		// each jump is a new load, but probing it each time would spend
+		// a third of the time at the worse count.
+		counts := driveFunc(t, 2, 4000, func(w, procs int) float64 {
+			level := 1 + 0.5*float64(w/10%2)
+			return level * map[int]float64{1: 20000, 2: 40000}[procs]
+		})
+		if got := share(counts, 1000, len(counts), 1); got > 0.05 {
+			t.Errorf("%.0f%% of windows at 1 processor, want at most 5%%", 100*got)
+		}
+	})
 	t.Run("drift", func(t *testing.T) {
 		// Both counts serve the same, and the load climbs 2% a window
 		// then falls back, or steps by half every 7 windows (a probe
@@ -181,5 +198,37 @@ func TestGovernorFix(t *testing.T) {
 	g.Fix(2)
 	if got := runtime.GOMAXPROCS(0); got != 2 {
 		t.Fatalf("GOMAXPROCS = %d after Fix(2), want 2", got)
+	}
+}
+
+// With no maximum given, the climb stays within the count the runtime was
+// running on, which follows a container's CPU limit; NumCPU counts every CPU
+// of the host.
+func TestGovernorDefaultMax(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	g := New(func() int64 { return 0 }, 0, nil)
+	g.Fix(0)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS = %d climbing from the default maximum, want the 1 it ran on", got)
+	}
+}
+
+// Stop returns once the climb has ended, however often it is called, and
+// the governor can start again.
+func TestGovernorStartStop(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	g := New(func() int64 { return 0 }, 2, nil)
+	g.Stop()
+	for range 2 {
+		g.Start()
+		g.Start()
+		done := g.done
+		g.Stop()
+		select {
+		case <-done:
+		default:
+			t.Fatal("Stop returned before the climb ended")
+		}
+		g.Stop()
 	}
 }
