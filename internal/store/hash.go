@@ -20,10 +20,12 @@ import (
 // the fields that have one by deadline, and the metadata tail holds the
 // earliest of them (from which putMeta keeps the FamilyFieldExpire entry).
 //
-// A field whose deadline has passed (deadline <= the command's NowMs, the
-// same rule as for keys) is absent to every read and to every condition a
-// write checks, whether or not ReapExpiredFields has reclaimed it yet; a
-// write that replaces or deletes such a record reclaims it on the way.
+// A field whose deadline has passed (deadline < the command's NowMs: it
+// lives through the millisecond of its deadline, the same rule as for keys)
+// is absent to every read and to every condition a write checks, whether or
+// not ReapExpiredFields has reclaimed it yet; a write that replaces or
+// deletes such a record reclaims it on the way. A write that gives a field a
+// deadline not after NowMs deletes it at once instead (fieldDeadlinePast).
 // Meta.Size counts records, expired ones included, so that Check can
 // compare it with the sub-keys; HLEN subtracts the expired ones.
 
@@ -62,8 +64,20 @@ type hashField struct {
 }
 
 func (f *hashField) live(nowMs int64) bool {
-	return f.found && (f.expire == 0 || f.expire > nowMs)
+	return f.found && !fieldExpired(f.expire, nowMs)
 }
+
+// fieldExpired reports whether a field whose deadline is expireMs (0: none)
+// is gone at nowMs. Redis's hashTypeIsExpired is expireAt < now, as
+// keyIsExpired is now > when for keys: during the millisecond of its
+// deadline a field is still there (HPTTL 0).
+func fieldExpired(expireMs, nowMs int64) bool { return expireMs != 0 && expireMs < nowMs }
+
+// fieldDeadlinePast reports whether a deadline that a command sets is
+// already past, so the field is deleted instead of kept. Redis's
+// checkAlreadyExpired is when <= now: unlike a stored deadline, one set for
+// the current millisecond deletes at once (HEXPIRE replies 2).
+func fieldDeadlinePast(deadline, nowMs int64) bool { return deadline <= nowMs }
 
 // hashState is one write command's view of a hash: the collection, and what
 // it needs to keep the earliest-deadline tail exact without rescanning.
@@ -281,7 +295,7 @@ func (tx *Tx) hashReadField(db int, key []byte, m *encoding.Meta, field []byte) 
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("hash %q field %q: %w", key, field, err)
 	}
-	if exp != 0 && exp <= tx.NowMs {
+	if fieldExpired(exp, tx.NowMs) {
 		return nil, 0, false, nil
 	}
 	return val, exp, true, nil
@@ -338,7 +352,7 @@ func (tx *Tx) HLen(db int, key []byte) (int64, error) {
 	if err != nil || !ok {
 		return 0, err
 	}
-	if t := encoding.FieldDeadline(&m); t == 0 || t > tx.NowMs {
+	if !fieldExpired(encoding.FieldDeadline(&m), tx.NowMs) {
 		return int64(m.Size), nil
 	}
 	r, done := tx.stableReader()
@@ -379,11 +393,13 @@ func (tx *Tx) hashMetaFrom(r engine.Reader, db int, key []byte) (encoding.Meta, 
 // hashLiveFields counts a hash's live fields: its size less the deadlines in
 // its index that have passed. O(expired fields not yet reclaimed).
 func (tx *Tx) hashLiveFields(r engine.Reader, db int, key []byte, m *encoding.Meta) (uint64, error) {
-	if t := encoding.FieldDeadline(m); t == 0 || t > tx.NowMs {
+	if !fieldExpired(encoding.FieldDeadline(m), tx.NowMs) {
 		return m.Size, nil
 	}
 	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilyFieldTTL, tx.s.phys(db), key, m.Version)
-	it, err := r.NewIter(p, binary.BigEndian.AppendUint64(bytes.Clone(p), uint64(tx.NowMs)+1))
+	// The index entries below NowMs: the deadlines that fieldExpired says
+	// have passed.
+	it, err := r.NewIter(p, binary.BigEndian.AppendUint64(bytes.Clone(p), uint64(tx.NowMs)))
 	if err != nil {
 		return 0, err
 	}
@@ -456,7 +472,7 @@ func (tx *Tx) HGetAll(db int, key []byte) ([]HashEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("hash %q: %w", key, err)
 		}
-		if exp != 0 && exp <= tx.NowMs {
+		if fieldExpired(exp, tx.NowMs) {
 			continue
 		}
 		a.add(it.Key()[len(p):], v)
@@ -650,7 +666,7 @@ func (tx *Tx) HExpire(db int, key []byte, deadline int64, cond ExpireCond, field
 			out[i] = HashNoField
 		case !cond.allows(old.expire, deadline):
 			out[i] = HashNoCondition
-		case deadline <= tx.NowMs:
+		case fieldDeadlinePast(deadline, tx.NowMs):
 			out[i] = HashFieldDeleted
 			err = tx.hashDelField(h, f, old)
 		default:
@@ -734,7 +750,7 @@ func (tx *Tx) HGetEx(db int, key []byte, fields [][]byte, act ExpireAction) ([][
 		}
 		out[i] = old.value
 		switch {
-		case act.Set && act.ExpireMs <= tx.NowMs:
+		case act.Set && fieldDeadlinePast(act.ExpireMs, tx.NowMs):
 			err = tx.hashDelField(h, f, old)
 		case act.Set:
 			err = tx.hashSetField(h, f, old.value, act.ExpireMs, old)
@@ -787,7 +803,7 @@ func (tx *Tx) HSetEx(db int, key []byte, pairs [][]byte, a HSetExArgs) (bool, er
 		}
 		var expire int64
 		switch {
-		case a.Expire && a.ExpireMs <= tx.NowMs:
+		case a.Expire && fieldDeadlinePast(a.ExpireMs, tx.NowMs):
 			// Set and at once expired: what is left is no field.
 			if old.found {
 				err = tx.hashDelField(h, f, old)
@@ -1047,7 +1063,7 @@ func (s *hashSampler) entry() (HashEntry, bool, error) {
 	if err != nil {
 		return HashEntry{}, false, fmt.Errorf("hash %q: %w", s.key, err)
 	}
-	if exp != 0 && exp <= s.tx.NowMs {
+	if fieldExpired(exp, s.tx.NowMs) {
 		return HashEntry{}, false, nil
 	}
 	return HashEntry{Field: s.it.Key()[len(s.prefix):], Value: v}, true, nil
@@ -1105,7 +1121,7 @@ func (tx *Tx) HScan(db int, key []byte, cursor uint64, a HScanArgs) (uint64, []H
 			return fmt.Errorf("hash %q: %w", key, err)
 		}
 		f := it.Key()[len(p):]
-		if (exp != 0 && exp <= tx.NowMs) || (a.Pattern != nil && !glob.Match(a.Pattern, f, false)) {
+		if fieldExpired(exp, tx.NowMs) || (a.Pattern != nil && !glob.Match(a.Pattern, f, false)) {
 			return nil
 		}
 		if a.NoValues {

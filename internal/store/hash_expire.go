@@ -14,14 +14,14 @@ import (
 // many short transactions instead of one that holds its lock for seconds.
 const reapFieldsPerTx = 4096
 
-// ReapExpiredFields reclaims hash fields whose deadline has passed, for at
-// most budget, and returns how many it deleted. It walks the field-expiry
-// index (one entry per hash, keyed by the hash's earliest field deadline)
-// up to now, as ReapExpired walks the key expiry index; under each hash's
-// lock it deletes the due fields, re-files the hash under its next
-// deadline, and deletes the hash once it has no field left. Reads never
-// depend on it: an expired field is absent whether or not it has been
-// reclaimed.
+// ReapExpiredFields reclaims hash fields whose deadline has come (at or
+// before now: see dueHashes), for at most budget, and returns how many it
+// deleted. It walks the field-expiry index (one entry per hash, keyed by the
+// hash's earliest field deadline) up to now, as ReapExpired walks the key
+// expiry index; under each hash's lock it deletes the due fields, re-files
+// the hash under its next deadline, and deletes the hash once it has no
+// field left. Reads never depend on it: an expired field is absent whether
+// or not it has been reclaimed.
 func (s *Store) ReapExpiredFields(budget time.Duration) (int, error) {
 	start := time.Now()
 	total := 0
@@ -48,7 +48,13 @@ func (s *Store) ReapExpiredFields(budget time.Duration) (int, error) {
 }
 
 // dueHashes reads up to limit field-expiry entries at or after from whose
-// deadline has passed.
+// deadline is at or before now.
+//
+// This reaps one millisecond earlier than reads hide a field (fieldExpired
+// is deadline < now) and than ReapExpired reaps keys (deadline < now), on
+// purpose: Redis's active field expiry (ebExpire over db->hexpires, then
+// ebExpire or listpackExExpire over the hash) takes every field whose
+// deadline is <= now, where its active key expiry takes only now > when.
 func (s *Store) dueHashes(from []byte, limit int) ([]dueEntry, error) {
 	upTo := binary.BigEndian.AppendUint64([]byte{byte(encoding.FamilyFieldExpire)}, uint64(s.nowMs())+1)
 	return s.collectDue(from, upTo, limit, encoding.DecodeFieldExpireKey)
@@ -139,6 +145,7 @@ func (tx *Tx) reapFieldsOf(d dueEntry, limit int) (int, []byte, error) {
 			it.Close()
 			return 0, nil, err
 		}
+		// Due means deadline <= NowMs, as dueHashes explains.
 		if dl > tx.NowMs || len(fields) >= limit {
 			// The first deadline left is the hash's next earliest.
 			next = dl

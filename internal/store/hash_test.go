@@ -261,7 +261,14 @@ func TestHashFieldExpiry(t *testing.T) {
 		t.Fatalf("HLEN %d, want 3", n)
 	}
 	clock.advance(2500 * time.Millisecond)
-	// a and b are due (deadline == now counts as passed) but not reclaimed.
+	// During the millisecond of their deadline a and b are still there (as
+	// in Redis: expired means deadline < now); TestHashFieldDeadlineAtNow
+	// covers that boundary command by command.
+	if n := hlen(); n != 3 {
+		t.Fatalf("HLEN at the deadline %d, want 3", n)
+	}
+	clock.advance(time.Millisecond)
+	// a and b are past their deadline but not reclaimed.
 	if n := hlen(); n != 1 {
 		t.Fatalf("HLEN after the deadline %d, want 1", n)
 	}
@@ -299,7 +306,7 @@ func TestHashIncrKeepsDeadline(t *testing.T) {
 	if !slices.Equal(got, []int64{t0 + 1000, t0 + 1000}) {
 		t.Fatalf("deadlines after HINCRBY: %v", got)
 	}
-	clock.advance(time.Second)
+	clock.advance(time.Second + time.Millisecond)
 	// An expired field counts as absent: it starts again from 0, with no
 	// deadline.
 	if n := hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HIncrBy(0, []byte("h"), []byte("gone"), 5) }); n != 5 {
@@ -783,9 +790,11 @@ type hashModel map[string]struct {
 	expire int64
 }
 
+// live is Redis's rule: a field lives through the millisecond of its
+// deadline.
 func (m hashModel) live(f string, now int64) bool {
 	e, ok := m[f]
-	return ok && (e.expire == 0 || e.expire > now)
+	return ok && (e.expire == 0 || e.expire >= now)
 }
 
 // TestHashModel drives random hash commands, including field deadlines,
@@ -999,13 +1008,16 @@ func TestHashModel(t *testing.T) {
 			if _, err := s.ReapExpiredFields(time.Minute); err != nil {
 				t.Fatal(err)
 			}
-			// Reaped at this very time, the hash holds only live fields,
-			// and exists only if it has any.
+			// The reaper takes the fields whose deadline is now too (as
+			// Redis's active field expiry does), so the hash holds only
+			// fields whose deadline is ahead, and exists only if it has any.
 			live := 0
-			for f := range model {
-				if model.live(f, clock.ms.Load()) {
-					live++
+			for f, e := range model {
+				if e.expire != 0 && e.expire <= clock.ms.Load() {
+					delete(model, f)
+					continue
 				}
+				live++
 			}
 			exists := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, key) })
 			info := readTx(t, s, func(tx *Tx) (KeyInfo, error) { i, _, err := tx.Lookup(0, key); return i, err })
