@@ -39,6 +39,11 @@ func TestKeyRefs(t *testing.T) {
 		// Keys only KeysFunc finds have no flags, as with Redis's getkeys
 		// procs ("02" is not a count the key specs accept; atoi takes it).
 		{zunionstoreSpec(), "zunionstore d 02 a b", []KeyRef{{3, 0}, {4, 0}, {1, 0}}},
+		// The key specs take 4294967298 as C's int 2: their keys, their
+		// flags, destination first.
+		{zunionstoreSpec(), "zunionstore d 4294967298 a b", []KeyRef{{1, KeyOW | KeyUpdate}, {3, KeyRO | KeyAccess}, {4, KeyRO | KeyAccess}}},
+		{lmpopSpec(), "lmpop 3 a b left", []KeyRef{{2, KeyRW | KeyAccess | KeyDelete}, {3, KeyRW | KeyAccess | KeyDelete}, {4, KeyRW | KeyAccess | KeyDelete}}},
+		{lmpopSpec(), "lmpop +3 a b left", []KeyRef{{2, 0}, {3, 0}, {4, 0}}},
 		{zunionstoreSpec(), "zunionstore d x a b", nil},
 		{msetSpec(), "mset a 1 b 2", []KeyRef{{1, KeyOW | KeyUpdate}, {3, KeyOW | KeyUpdate}}},
 	} {

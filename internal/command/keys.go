@@ -1,5 +1,11 @@
 package command
 
+import (
+	"math"
+
+	"github.com/cairndb/cairn/internal/rconv"
+)
+
 // CheckArity reports whether argc arguments (the command name included) fit
 // the spec's arity: exactly Arity when positive, at least -Arity when
 // negative. It is the check Redis makes before running any command.
@@ -146,14 +152,15 @@ func (s *Spec) appendSpecKeys(dst []int, args [][]byte, from *[]int) ([]int, boo
 			if at < 0 || at >= argc {
 				return dst[:base], false
 			}
-			n, ok := parseKeyCount(args[at])
-			// More keys than arguments can never fit; rejecting early
-			// also keeps first+n from overflowing.
-			if !ok || n > int64(argc) {
+			// string2ll, then a cast to C's int: Redis computes
+			// first + (int)numkeys - 1 in 32 bits, so 4294967298 keys
+			// are 2 (the command itself then rejects the count).
+			n, ok := rconv.ParseInt(args[at])
+			if !ok || n < 0 {
 				return dst[:base], false
 			}
 			first += ks.Find.FirstKey
-			last = first + int(n) - 1
+			last = int(int32(first) + int32(n) - 1)
 		default:
 			return dst[:base], false
 		}
@@ -201,27 +208,70 @@ func keywordEnd(args [][]byte, keyword string, startFrom int) int {
 	return 0
 }
 
-// parseKeyCount parses a key count the way Redis's string2ll does for the
-// values that matter here: a canonical decimal without sign, spaces or
-// leading zeros. Negative counts are rejected by Redis anyway.
-func parseKeyCount(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	if len(b) > 1 && b[0] == '0' {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
+// NumKeysFunc returns a KeysFunc that finds keys as Redis's genericGetKeys
+// does: the getkeys_proc of the commands whose keys follow a count
+// (ZUNIONSTORE, ZUNION, SINTERCARD, LMPOP, BZMPOP, ...), which Redis falls
+// back to when their key specs fail. The count at countAt is read with C's
+// atoi (see catoi), so COMMAND GETKEYS ZUNIONSTORE d 02 a b finds keys that
+// the key specs, and the command itself, reject. The keys start at firstAt,
+// step apart; a destination at storeAt (0: none) comes last.
+func NumKeysFunc(storeAt, countAt, firstAt, step int) func(args [][]byte) []int {
+	return func(args [][]byte) []int {
+		if step < 1 || countAt >= len(args) || firstAt > len(args) {
+			return nil
 		}
-		n = n*10 + uint64(c-'0')
+		n := int(catoi(args[countAt]))
+		if n < 1 || n > (len(args)-firstAt)/step {
+			return nil
+		}
+		keys := make([]int, 0, n+1)
+		for i := range n {
+			keys = append(keys, firstAt+i*step)
+		}
+		if storeAt > 0 {
+			keys = append(keys, storeAt)
+		}
+		return keys
 	}
-	if n > 1<<63-1 {
-		return 0, false
+}
+
+// catoi is glibc's atoi, (int)strtol(s, NULL, 10): white space, an
+// optional sign, then decimal digits up to the first other byte (none at
+// all reads 0); a value out of the range of long saturates, and the cast to
+// int keeps the low 32 bits ("4294967298" is 2, "99999999999999999999"
+// is -1).
+func catoi(b []byte) int32 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
+		i++
 	}
-	return int64(n), true
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	// v is the magnitude, held at 1<<63 (LONG_MIN's) once past it.
+	const limit = 1 << 63
+	var v uint64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if v > (limit-uint64(b[i]-'0'))/10 {
+			v = limit
+			continue
+		}
+		v = v*10 + uint64(b[i]-'0')
+	}
+	var n int64
+	switch {
+	case neg && v == limit:
+		n = math.MinInt64
+	case neg:
+		n = -int64(v)
+	case v >= limit:
+		n = math.MaxInt64
+	default:
+		n = int64(v)
+	}
+	return int32(n)
 }
 
 // appendLegacyKeys extracts keys from First/Last/Step like Redis's

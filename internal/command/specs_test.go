@@ -1,7 +1,5 @@
 package command
 
-import "strconv"
-
 // The specs below restate Redis 7.0's own descriptions of these commands
 // (COMMAND INFO / COMMAND DOCS of redis-server 7.0.15), so the golden
 // replies in testdata can be compared call for call.
@@ -64,29 +62,6 @@ func xreadSpec() *Spec {
 	}
 }
 
-// genericKeys mimics Redis's genericGetKeys, the getkeys_proc of the
-// numkeys commands: it reads the count with atoi and puts the destination
-// key last.
-func genericKeys(store, countAt, firstAt int) func([][]byte) []int {
-	return func(args [][]byte) []int {
-		if countAt >= len(args) {
-			return nil
-		}
-		n, _ := strconv.Atoi(string(args[countAt]))
-		if n < 1 || n > len(args)-firstAt {
-			return nil
-		}
-		var keys []int
-		for i := range n {
-			keys = append(keys, firstAt+i)
-		}
-		if store > 0 {
-			keys = append(keys, store)
-		}
-		return keys
-	}
-}
-
 func zunionstoreSpec() *Spec {
 	return &Spec{
 		Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, ACL: CatSortedSet,
@@ -97,7 +72,7 @@ func zunionstoreSpec() *Spec {
 			{Flags: KeyOW | KeyUpdate, Begin: IndexSearch(1), Find: RangeKeys(0, 1, 0)},
 			{Flags: KeyRO | KeyAccess, Begin: IndexSearch(2), Find: KeyNumKeys(0, 1, 1)},
 		},
-		KeysFunc: genericKeys(1, 2, 3),
+		KeysFunc: NumKeysFunc(1, 2, 3, 1),
 		Args: []Arg{
 			{Name: "destination", Type: ArgKey},
 			{Name: "numkeys", Type: ArgInteger},
@@ -121,7 +96,7 @@ func evalSpec() *Spec {
 			Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
 			Flags: KeyRW | KeyAccess | KeyUpdate, Begin: IndexSearch(2), Find: KeyNumKeys(0, 1, 1),
 		}},
-		KeysFunc: genericKeys(0, 2, 3),
+		KeysFunc: NumKeysFunc(0, 2, 3, 1),
 		Args: []Arg{
 			{Name: "script", Type: ArgString},
 			{Name: "numkeys", Type: ArgInteger},

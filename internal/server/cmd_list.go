@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ func listCommands() []cmdEntry {
 	numKeys := func(e cmdEntry, at int) cmdEntry {
 		e.spec.Flags |= command.MovableKeys
 		e.spec.KeySpecs = []command.KeySpec{{Flags: rw | acc | del, Begin: command.IndexSearch(at), Find: command.KeyNumKeys(0, 1, 1)}}
-		e.spec.KeysFunc = func(args [][]byte) []int { return numKeysIndices(args, at) }
+		e.spec.KeysFunc = command.NumKeysFunc(0, at, at+1, 1) // Redis's lmpopGetKeys, blmpopGetKeys
 		return e
 	}
 	e := []cmdEntry{
@@ -80,24 +79,6 @@ func listCommands() []cmdEntry {
 		}
 	}
 	return e
-}
-
-// numKeysIndices finds the keys of a command whose argument at holds their
-// count, for arguments the key specs reject; nil when the count is not a
-// number of keys the arguments can hold.
-func numKeysIndices(args [][]byte, at int) []int {
-	if at >= len(args) {
-		return nil
-	}
-	n, err := strconv.Atoi(string(args[at]))
-	if err != nil || n < 1 || n > len(args)-at-1 {
-		return nil
-	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = at + 1 + i
-	}
-	return idx
 }
 
 // listEnd parses LEFT or RIGHT, replying a syntax error otherwise.

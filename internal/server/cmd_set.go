@@ -52,20 +52,7 @@ func setNumKeysEntry(e cmdEntry, f command.KeyFlag) cmdEntry {
 	s := e.spec
 	s.Flags |= command.MovableKeys
 	s.KeySpecs = []command.KeySpec{{Flags: f, Begin: command.IndexSearch(1), Find: command.KeyNumKeys(0, 1, 1)}}
-	s.KeysFunc = func(args [][]byte) []int {
-		if len(args) < 2 {
-			return nil
-		}
-		n, ok := rconv.ParseInt(args[1])
-		if !ok || n < 1 || n > int64(len(args)-2) {
-			return nil
-		}
-		ks := make([]int, n)
-		for i := range ks {
-			ks[i] = 2 + i
-		}
-		return ks
-	}
+	s.KeysFunc = command.NumKeysFunc(0, 1, 2, 1) // Redis's sintercardGetKeys
 	return e
 }
 

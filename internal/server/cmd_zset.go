@@ -115,23 +115,13 @@ func zsetNumKeysAt(e cmdEntry, pos int, dst bool, f command.KeyFlag) cmdEntry {
 		s.KeySpecs = append(s.KeySpecs, command.KeySpec{Flags: command.KeyOW | command.KeyUpdate, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)})
 	}
 	s.KeySpecs = append(s.KeySpecs, command.KeySpec{Flags: f, Begin: command.IndexSearch(pos), Find: command.KeyNumKeys(0, 1, 1)})
-	s.KeysFunc = func(args [][]byte) []int {
-		if pos >= len(args) {
-			return nil
-		}
-		n, ok := rconv.ParseInt(args[pos])
-		if !ok || n < 1 || n > int64(len(args)-pos-1) {
-			return nil
-		}
-		var ks []int
-		if dst {
-			ks = append(ks, 1)
-		}
-		for i := range int(n) {
-			ks = append(ks, pos+1+i)
-		}
-		return ks
+	// Redis's getkeys_proc for these commands (genericGetKeys), used when
+	// the key specs reject the count: the destination goes last.
+	store := 0
+	if dst {
+		store = 1
 	}
+	s.KeysFunc = command.NumKeysFunc(store, pos, pos+1, 1)
 	return e
 }
 

@@ -305,20 +305,93 @@ var getKeysLines = [][]string{
 	{"zunionstore", "d", "3", "a", "b"}, {"lmpop", "x", "a", "left"}, {"sintercard", "0", "a"},
 }
 
+// numKeysCounts are counts of keys in every shape that Redis's two readings
+// of them tell apart: its key specs take a count with string2ll and then as
+// a C int (4294967298 is 2), its getkeys procs with atoi (spaces, a sign,
+// leading zeros and trailing garbage pass; overflow saturates, then keeps
+// 32 bits).
+var numKeysCounts = []string{
+	"2", "1", "3", "0", "-1", "-0", "+0", "00", "02", "+2", " 2", "2 ", "\t2", "\n\v\f\r 2x", "2abc", "2.0", "1e1",
+	"0x2", "abc", "", " ", "+", "-", "-2", "2147483647", "2147483648", "-2147483648", "4294967295",
+	"4294967296", "4294967297", "4294967298", "-4294967294", "-4294967295", "6442450946",
+	"9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551617",
+	"99999999999999999999",
+}
+
+// numKeysLines are the lines of every command whose keys follow a count,
+// with each of numKeysCounts, for COMMAND GETKEYS and the commands
+// themselves.
+func numKeysLines() [][]string {
+	var out [][]string
+	for _, tmpl := range []string{
+		"zunionstore d N a b", "zinterstore d N a b", "zdiffstore d N a b", "zunionstore d N a b weights 1 2",
+		"zunion N a b", "zinter N a b", "zdiff N a b", "zintercard N a b", "sintercard N a b",
+		"lmpop N a b left", "blmpop 0 N a b left", "zmpop N a b min", "bzmpop 0 N a b min",
+	} {
+		for _, n := range numKeysCounts {
+			line := strings.Fields(tmpl)
+			for i, f := range line {
+				if f == "N" {
+					line[i] = n
+				}
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
 // TestCommandGetKeysAndFlagsMatchRedis compares COMMAND GETKEYSANDFLAGS
-// (and GETKEYS) with a real redis-server for getKeysLines.
+// (and GETKEYS) with a real redis-server for getKeysLines and numKeysLines.
 func TestCommandGetKeysAndFlagsMatchRedis(t *testing.T) {
 	rc := redistest.Start(t)
 	ts := startServer(t)
 	c := ts.client(t, 2)
 	ctx := context.Background()
-	for _, line := range getKeysLines {
+	for _, line := range append(getKeysLines, numKeysLines()...) {
 		for _, sub := range []string{"GETKEYSANDFLAGS", "GETKEYS"} {
 			args := append([]any{"COMMAND", sub}, toAny(line)...)
 			want := canonReply(rc.Do(args...))
 			got := canonReply(c.Do(ctx, args...).Result())
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("COMMAND %s %s\n  Cairn: %v\n  Redis: %v", sub, strings.Join(line, " "), got, want)
+			}
+		}
+	}
+}
+
+// TestNumKeysCommandsMatchRedis runs numKeysLines themselves against a real
+// redis-server: the commands read their count strictly (string2ll), so
+// every count the key specs or atoi would bend is an error, and the same
+// error as Redis's.
+func TestNumKeysCommandsMatchRedis(t *testing.T) {
+	rc := redistest.Start(t)
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	both := func(args ...any) (got, want any) {
+		return canonReply(c.Do(ctx, args...).Result()), canonReply(rc.Do(args...))
+	}
+	for _, line := range numKeysLines() {
+		setup := [][]any{{"FLUSHALL"}, {"ZADD", "a", "1", "x", "2", "y"}, {"ZADD", "b", "3", "x"}}
+		switch line[0] {
+		case "sintercard":
+			setup = [][]any{{"FLUSHALL"}, {"SADD", "a", "x", "y"}, {"SADD", "b", "x"}}
+		case "lmpop", "blmpop":
+			setup = [][]any{{"FLUSHALL"}, {"RPUSH", "a", "x", "y"}, {"RPUSH", "b", "z"}}
+		}
+		if line[0] == "blmpop" || line[0] == "bzmpop" {
+			// Never block for long when a count is taken.
+			line = append([]string{line[0], "0.01"}, line[2:]...)
+		}
+		for _, cmd := range setup {
+			if got, want := both(cmd...); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%v: Cairn %v, Redis %v", cmd, got, want)
+			}
+		}
+		for _, cmd := range [][]any{toAny(line), {"EXISTS", "a", "b", "d"}} {
+			if got, want := both(cmd...); !reflect.DeepEqual(got, want) {
+				t.Errorf("%q\n  Cairn: %v\n  Redis: %v", cmd, got, want)
 			}
 		}
 	}
@@ -362,6 +435,19 @@ func TestCommandGetKeysAndFlags(t *testing.T) {
 			wstep("-ERR Invalid number of arguments specified for command\r\n", "COMMAND", "GETKEYSANDFLAGS", "get", "a", "b"),
 			wstep("-ERR Invalid arguments specified for command\r\n", "COMMAND", "GETKEYSANDFLAGS", "zunionstore", "d", "3", "a", "b"),
 			wstep(arityErr("command|getkeysandflags"), "COMMAND", "GETKEYSANDFLAGS", "get"),
+			// A count the key specs reject but atoi takes: Redis's getkeys
+			// proc finds the keys, destination last, without flags.
+			wstep("*3\r\n"+key("a")+key("b")+key("d"), "COMMAND", "GETKEYSANDFLAGS", "zunionstore", "d", "02", "a", "b"),
+			wstep("*3\r\n"+wireBulk("a")+wireBulk("b")+wireBulk("d"), "COMMAND", "GETKEYS", "zinterstore", "d", " 2", "a", "b"),
+			wstep("*2\r\n"+key("a")+key("b"), "COMMAND", "GETKEYSANDFLAGS", "sintercard", "2abc", "a", "b"),
+			wstep("*3\r\n"+wireBulk("a")+wireBulk("b")+wireBulk("left"), "COMMAND", "GETKEYS", "lmpop", "+3", "a", "b", "left"),
+			wstep("*2\r\n"+wireBulk("a")+wireBulk("b"), "COMMAND", "GETKEYS", "bzmpop", "0", "2.0", "a", "b", "min"),
+			// The key specs read 4294967298 as a C int: 2.
+			wstep("*3\r\n"+key("d", "OW", "update")+key("a", "RO", "access")+key("b", "RO", "access"),
+				"COMMAND", "GETKEYSANDFLAGS", "zdiffstore", "d", "4294967298", "a", "b"),
+			// atoi saturates and keeps 32 bits: -1.
+			wstep("-ERR Invalid arguments specified for command\r\n", "COMMAND", "GETKEYS", "zunion", "99999999999999999999", "a", "b"),
+			wstep("-ERR Invalid arguments specified for command\r\n", "COMMAND", "GETKEYS", "zmpop", "0", "a", "min"),
 			// Commands newer than 7.0, with the flags of Redis 7.4 and 8.0.
 			wstep("*1\r\n"+key("h", "RW", "update"), "COMMAND", "GETKEYSANDFLAGS", "hexpire", "h", "1", "FIELDS", "1", "f"),
 			wstep("*1\r\n"+key("h", "RW", "access", "delete"), "COMMAND", "GETKEYSANDFLAGS", "hgetdel", "h", "FIELDS", "1", "f"),
