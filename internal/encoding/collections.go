@@ -64,12 +64,22 @@ func AppendListIndex(dst, prefix []byte, i uint64) []byte {
 
 // ScoreBits maps a score to a uint64 whose unsigned order is the numeric
 // order of scores, -inf and +inf included: positive numbers get the sign bit
-// set, negative numbers are inverted. -0 is stored as +0 (they compare
-// equal). NaN must be rejected before.
+// set, negative numbers are inverted. -0 gets the code of +0: they compare
+// equal, so in the score index they tie and order by member, as in Redis.
+// NaN must be rejected before.
 func ScoreBits(f float64) uint64 {
 	if f == 0 {
 		f = 0 // -0 → +0
 	}
+	return signedScoreBits(f)
+}
+
+// NegZeroBits is the code of -0 in a member's score record: ScoreBits' order
+// with -0 just below +0 (it is what the mapping gives -0 before ScoreBits
+// folds it into +0). Only member records hold it. Part of the file format.
+const NegZeroBits uint64 = 1<<63 - 1
+
+func signedScoreBits(f float64) uint64 {
 	b := math.Float64bits(f)
 	if b>>63 == 0 {
 		return b | 1<<63
@@ -77,7 +87,7 @@ func ScoreBits(f float64) uint64 {
 	return ^b
 }
 
-// ScoreFromBits inverts ScoreBits.
+// ScoreFromBits inverts ScoreBits, and decodes NegZeroBits as -0.
 func ScoreFromBits(u uint64) float64 {
 	if u>>63 == 1 {
 		return math.Float64frombits(u &^ (1 << 63))
@@ -85,17 +95,57 @@ func ScoreFromBits(u uint64) float64 {
 	return math.Float64frombits(^u)
 }
 
-// AppendScore appends the order-preserving 8-byte form of a score.
+// AppendScore appends the order-preserving 8-byte form of a score, as the
+// score index keys hold it (-0 as +0).
 func AppendScore(dst []byte, f float64) []byte {
 	return binary.BigEndian.AppendUint64(dst, ScoreBits(f))
 }
 
-// DecodeScore decodes AppendScore's form.
+// AppendMemberScore appends a member record's score: AppendScore's form,
+// except that -0 keeps its sign as NegZeroBits. Redis keeps a -0 score only
+// in a sorted set it holds as a skiplist (its listpack stores 0 as the
+// integer 0); deciding which is the caller's job: it passes +0 where Redis
+// would have stored it.
+func AppendMemberScore(dst []byte, f float64) []byte {
+	return binary.BigEndian.AppendUint64(dst, signedScoreBits(f))
+}
+
+// DecodeScore decodes AppendScore's and AppendMemberScore's forms.
 func DecodeScore(b []byte) (float64, error) {
 	if len(b) < 8 {
 		return 0, fmt.Errorf("%w: score of %d bytes", ErrCorrupt, len(b))
 	}
 	return ScoreFromBits(binary.BigEndian.Uint64(b)), nil
+}
+
+// scoreIndexNegZero is the value of a score index entry whose member
+// scores -0; every other entry's value is empty. Part of the file format.
+const scoreIndexNegZero = 0x01
+
+// IsNegZero reports whether f is -0.
+func IsNegZero(f float64) bool { return f == 0 && math.Signbit(f) }
+
+// AppendScoreIndexValue appends the value of the score index entry of a
+// member scoring f: nothing, or a one-byte mark for -0, whose key holds the
+// code of +0 (the two must tie in the index), so that range reads get the
+// sign without reading the member record.
+func AppendScoreIndexValue(dst []byte, f float64) []byte {
+	if IsNegZero(f) {
+		return append(dst, scoreIndexNegZero)
+	}
+	return dst
+}
+
+// ScoreFromIndex returns the score of a score index entry whose key holds
+// score (decoded) and whose value is v.
+func ScoreFromIndex(score float64, v []byte) (float64, error) {
+	switch {
+	case len(v) == 0:
+		return score, nil
+	case len(v) == 1 && v[0] == scoreIndexNegZero && score == 0:
+		return math.Copysign(0, -1), nil
+	}
+	return 0, fmt.Errorf("%w: score index value %x for score %g", ErrCorrupt, v, score)
 }
 
 // AppendScoreKey appends a score index key: prefix (FamilyScore) | score |

@@ -29,7 +29,8 @@ const (
 	FamilyMeta Family = 0x01
 	// FamilySub: collection members, db|slot|len(key)|key|version|sub-key.
 	FamilySub Family = 0x02
-	// FamilyScore: the sorted-set score index, db|slot|len(key)|key|version|score|member.
+	// FamilyScore: the sorted-set score index, db|slot|len(key)|key|version|score|member
+	// → empty, or AppendScoreIndexValue's mark of a -0 score.
 	FamilyScore Family = 0x03
 	// FamilyExpire: the expiry index, expire-ms|<meta key without family>.
 	FamilyExpire Family = 0x04

@@ -79,3 +79,61 @@ func FuzzDecodeZSetMeta(f *testing.F) {
 		}
 	})
 }
+
+// TestMemberScoreNegZero pins the two forms of a score: the score index
+// key folds -0 into +0 (so that they tie and order by member), the member
+// record keeps it as NegZeroBits, which sorts between the negatives and +0
+// and decodes back to -0.
+func TestMemberScoreNegZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, tc := range []struct {
+		name        string
+		f           float64
+		index, memb []byte
+	}{
+		{"-0", negZero, []byte{0x80, 0, 0, 0, 0, 0, 0, 0}, []byte{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+		{"+0", 0, []byte{0x80, 0, 0, 0, 0, 0, 0, 0}, []byte{0x80, 0, 0, 0, 0, 0, 0, 0}},
+		{"-1", -1, []byte{0x40, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, []byte{0x40, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+		{"2.5", 2.5, []byte{0xc0, 0x04, 0, 0, 0, 0, 0, 0}, []byte{0xc0, 0x04, 0, 0, 0, 0, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AppendScore(nil, tc.f); !bytes.Equal(got, tc.index) {
+				t.Errorf("AppendScore = %x, want %x", got, tc.index)
+			}
+			got := AppendMemberScore(nil, tc.f)
+			if !bytes.Equal(got, tc.memb) {
+				t.Errorf("AppendMemberScore = %x, want %x", got, tc.memb)
+			}
+			back, err := DecodeScore(got)
+			if err != nil || back != tc.f || math.Signbit(back) != math.Signbit(tc.f) {
+				t.Errorf("DecodeScore(%x) = %v, %v; want %v", got, back, err, tc.f)
+			}
+		})
+	}
+	if lo, hi := ScoreBits(-math.SmallestNonzeroFloat64), ScoreBits(0); !(lo < NegZeroBits && NegZeroBits < hi) {
+		t.Fatalf("NegZeroBits %x not between the smallest negative %x and +0 %x", NegZeroBits, lo, hi)
+	}
+}
+
+func TestScoreIndexValue(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, f := range []float64{negZero, 0, 1.5, -1, math.Inf(-1)} {
+		v := AppendScoreIndexValue(nil, f)
+		if want := IsNegZero(f); (len(v) != 0) != want {
+			t.Errorf("AppendScoreIndexValue(%v) = %x", f, v)
+		}
+		// The key holds ScoreBits' form, so -0 comes back from it as +0.
+		got, err := ScoreFromIndex(ScoreFromBits(ScoreBits(f)), v)
+		if err != nil || got != f || math.Signbit(got) != math.Signbit(f) {
+			t.Errorf("ScoreFromIndex for %v = %v, %v", f, got, err)
+		}
+	}
+	for _, tc := range []struct {
+		score float64
+		v     []byte
+	}{{1.5, []byte{1}}, {0, []byte{2}}, {0, []byte{1, 1}}, {negZero, []byte{0}}} {
+		if _, err := ScoreFromIndex(tc.score, tc.v); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("ScoreFromIndex(%v, %x) = %v, want ErrCorrupt", tc.score, tc.v, err)
+		}
+	}
+}

@@ -1315,3 +1315,122 @@ func TestZSetBlockingConsumersDrainAQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestZSetNegativeZero checks -0 scores against Redis 7.0: a sorted set
+// small enough for a listpack stores -0 as 0 (its integer encoding), one
+// held as a skiplist (over 128 members, or one longer than 64 bytes) keeps
+// the sign, and replies show it ("-0", ,-0); either way -0 and 0 compare
+// equal, so they tie and order by member. Computed scores (ZINCRBY, ZADD
+// INCR, ZUNION) are replied as computed.
+func TestZSetNegativeZero(t *testing.T) {
+	var big, n127 []string
+	for i := 1; i <= 200; i++ {
+		big = append(big, strconv.Itoa(i+10), "m"+strconv.Itoa(i))
+	}
+	for i := 1; i <= 127; i++ {
+		n127 = append(n127, strconv.Itoa(i), "n"+strconv.Itoa(i))
+	}
+	zscriptTest(t, strings.NewReplacer(
+		"{BIG}", strings.Join(big, " "),
+		"{N127}", strings.Join(n127, " "),
+		"{L65}", strings.Repeat("x", 65),
+	).Replace(`
+# Small sets are listpacks in Redis: a -0 is stored as the integer 0.
+ZADD s -0 a => :1
+ZSCORE s a => "0" || ,0
+ZADD s 0 b -0.0 c -0e5 aa => :3
+ZRANGE s 0 -1 WITHSCORES => ["a", "0", "aa", "0", "b", "0", "c", "0"] || [["a", ,0], ["aa", ,0], ["b", ,0], ["c", ,0]]
+ZRANGEBYSCORE s -0 0 WITHSCORES => ["a", "0", "aa", "0", "b", "0", "c", "0"] || [["a", ,0], ["aa", ,0], ["b", ,0], ["c", ,0]]
+ZRANGEBYSCORE s (-0 +inf => []
+ZRANGEBYSCORE s -inf (0 => []
+ZCOUNT s -0 -0 => :4
+ZINCRBY s -0 a => "0" || ,0
+ZINCRBY new -0 x => "-0" || ,-0
+ZSCORE new x => "0" || ,0
+ZADD new INCR -0 y => "-0" || ,-0
+ZSCORE new y => "0" || ,0
+ZUNION 1 new WEIGHTS -1 WITHSCORES => ["x", "-0", "y", "-0"] || [["x", ,-0], ["y", ,-0]]
+ZUNIONSTORE u 1 new WEIGHTS -1 => :2
+ZSCORE u x => "0" || ,0
+# Past 128 members Redis holds a skiplist, which keeps the sign.
+ZADD z {BIG} => :200
+ZADD z -0 a => :1
+ZSCORE z a => "-0" || ,-0
+ZADD z 0 b -0.0 c 0e0 d -0e5 aa => :4
+ZRANGE z 0 5 WITHSCORES => ["a", "-0", "aa", "-0", "b", "0", "c", "-0", "d", "0", "m1", "11"] || [["a", ,-0], ["aa", ,-0], ["b", ,0], ["c", ,-0], ["d", ,0], ["m1", ,11]]
+ZRANGEBYSCORE z -0 0 WITHSCORES => ["a", "-0", "aa", "-0", "b", "0", "c", "-0", "d", "0"] || [["a", ,-0], ["aa", ,-0], ["b", ,0], ["c", ,-0], ["d", ,0]]
+ZREVRANGEBYSCORE z 0 -0 WITHSCORES LIMIT 1 3 => ["c", "-0", "b", "0", "aa", "-0"] || [["c", ,-0], ["b", ,0], ["aa", ,-0]]
+ZRANGE z (-1 (1 BYSCORE REV WITHSCORES => []
+ZRANGEBYSCORE z (-0 +inf LIMIT 0 1 WITHSCORES => ["m1", "11"] || [["m1", ,11]]
+ZRANGEBYSCORE z -inf (0 => []
+ZCOUNT z -0 -0 => :5
+ZMSCORE z a b c zz => ["-0", "0", "-0", nil] || [,-0, ,0, ,-0, nil]
+ZRANK z c => :3
+ZREVRANK z a => :204
+ZINCRBY z -0 a => "-0" || ,-0
+ZINCRBY z -0 b => "0" || ,0
+ZADD z INCR -0 c => "-0" || ,-0
+ZADD z CH 0 a => :0
+ZSCORE z a => "-0" || ,-0
+ZADD z GT CH -0 b => :0
+ZSCORE z b => "0" || ,0
+ZSCAN z 0 COUNT 1000 MATCH c => ["0", ["c", "-0"]]
+ZPOPMIN z => ["a", "-0"] || ["a", ,-0]
+ZPOPMIN z 2 => ["aa", "-0", "b", "0"] || [["aa", ,-0], ["b", ,0]]
+ZMPOP 1 z MIN COUNT 1 => ["z", [["c", "-0"]]] || ["z", [["c", ,-0]]]
+BZPOPMIN z 1 => ["z", "d", "0"] || ["z", "d", ,0]
+ZRANGE z 0 0 WITHSCORES => ["m1", "11"] || [["m1", ,11]]
+# Set operations read the sign from their inputs, and a stored result keeps
+# it only when it is big, as Redis converts a small result to a listpack.
+ZADD z -0 p => :1
+ZRANGESTORE d z 0 5 => :6
+ZSCORE d p => "0" || ,0
+ZRANGESTORE d z 0 150 => :151
+ZSCORE d p => "-0" || ,-0
+ZUNIONSTORE d 1 z => :201
+ZSCORE d p => "-0" || ,-0
+ZINTERSTORE d 2 z z AGGREGATE MAX => :201
+ZSCORE d p => "-0" || ,-0
+ZDIFFSTORE d 1 z => :201
+ZSCORE d p => "-0" || ,-0
+ZADD zero 0 p => :1
+ZUNIONSTORE d 2 zero z AGGREGATE MIN => :201
+ZSCORE d p => "0" || ,0
+ZUNIONSTORE d 2 z zero AGGREGATE MIN => :201
+ZSCORE d p => "0" || ,0
+ZINTERSTORE d 2 z zero => :1
+ZSCORE d p => "0" || ,0
+COPY z z2 => :1
+ZSCORE z2 p => "-0" || ,-0
+RENAME z2 z3 => "OK"
+ZSCORE z3 p => "-0" || ,-0
+ZREMRANGEBYSCORE z3 -0 -0 => :1
+ZSCORE z3 p => nil
+# When a set turns into a skiplist: the 129th member is added to the
+# skiplist; a member longer than 64 bytes converts the set first.
+ZADD k {N127} 1 n128 => :128
+ZADD k -0 first => :1
+ZSCORE k first => "-0" || ,-0
+ZADD k2 {N127} 1 n128 => :128
+ZADD k2 -0 n5 => :0
+ZSCORE k2 n5 => "0" || ,0
+ZADD k3 -0 a {BIG} => :201
+ZSCORE k3 a => "0" || ,0
+ZADD k4 -0 a => :1
+ZADD k4 -0 {L65} => :1
+ZSCORE k4 {L65} => "-0" || ,-0
+ZSCORE k4 a => "0" || ,0
+ZADD k4 -0 b => :1
+ZSCORE k4 b => "-0" || ,-0
+# Within one ZADD, members go in one by one.
+ZADD k5 -0 a 1 {L65} => :2
+ZSCORE k5 a => "0" || ,0
+ZADD k6 1 {L65} -0 a => :2
+ZSCORE k6 a => "-0" || ,-0
+# Ranks read from the far end of the index are replayed in reverse.
+ZADD r {BIG} => :200
+ZADD r -0 a 0 b -0 c => :3
+ZREVRANGE r 200 202 WITHSCORES => ["c", "-0", "b", "0", "a", "-0"] || [["c", ,-0], ["b", ,0], ["a", ,-0]]
+ZRANGE r 0 2 WITHSCORES => ["a", "-0", "b", "0", "c", "-0"] || [["a", ,-0], ["b", ,0], ["c", ,-0]]
+`))
+}

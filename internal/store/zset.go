@@ -18,7 +18,10 @@ import (
 // Sorted sets keep two records per member (docs/encoding.md), always
 // written in the same batch: member → score in FamilySub, for ZSCORE and
 // updates, and score|member → nothing in FamilyScore, whose byte order is
-// the set's order (score, then member bytes).
+// the set's order (score, then member bytes). A -0 score, kept only where
+// Redis keeps it (keepNegZero), is +0 in the score index key, which marks
+// it in the entry's value instead: every reader of the index that returns
+// scores takes them from key and value together (zscored).
 //
 // What that layout costs. Whatever is addressed by member or score is a
 // seek: ZSCORE, ZADD and ZREM are point reads, ZRANGEBYSCORE and ZRANGE
@@ -180,11 +183,27 @@ type zwriter struct {
 	// readers do not walk what this command removed.
 	bounds              encoding.ZSetMeta
 	lowStale, highStale bool
-	kb, sb, gb          []byte
-	vb                  [8]byte
+	// skiplist, when a command knows it for all its writes (zstore, from
+	// its whole result), says whether Redis would hold the set as a
+	// skiplist, where a -0 score keeps its sign; left zunknown,
+	// keepNegZero judges each write. longMember caches whether the set has
+	// a member longer than the listpack limit (zunknown until looked up).
+	skiplist, longMember ztristate
+	kb, sb, gb           []byte
+	vb                   [8]byte
+	ib                   [1]byte
 	// kmem and smem are kb's and sb's first memory.
 	kmem, smem [64]byte
 }
+
+// ztristate is a yes/no answer that may not be known yet.
+type ztristate int8
+
+const (
+	zunknown ztristate = iota
+	zno
+	zyes
+)
 
 // openZSet opens key as a sorted set for writing (ErrWrongType for another
 // type).
@@ -326,13 +345,20 @@ func (z *zwriter) score(member []byte) (float64, bool, error) {
 
 // put writes both records of a member new to the set.
 func (z *zwriter) put(member []byte, score float64) error {
-	u := encoding.ScoreBits(score)
-	z.widen(u)
-	binary.BigEndian.PutUint64(z.vb[:], u)
-	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
-		return err
+	if len(member) > zsetListpackValue {
+		z.longMember = zyes
 	}
-	if err := z.tx.set(z.c, z.scoreKey(score, member), nil); err != nil {
+	if encoding.IsNegZero(score) {
+		keep, err := z.keepNegZero(member, true)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			score = 0
+		}
+	}
+	z.widen(encoding.ScoreBits(score))
+	if err := z.writeScore(member, score); err != nil {
 		return err
 	}
 	z.c.Meta.Size++
@@ -341,17 +367,72 @@ func (z *zwriter) put(member []byte, score float64) error {
 
 // move changes the score of a member from old to score.
 func (z *zwriter) move(member []byte, old, score float64) error {
+	if encoding.IsNegZero(score) {
+		keep, err := z.keepNegZero(member, false)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			score = 0
+		}
+	}
 	if err := z.tx.del(z.c, z.scoreKey(old, member)); err != nil {
 		return err
 	}
 	z.left(encoding.ScoreBits(old))
-	u := encoding.ScoreBits(score)
-	z.widen(u)
-	binary.BigEndian.PutUint64(z.vb[:], u)
-	if err := z.tx.set(z.c, z.subKey(member), z.vb[:]); err != nil {
+	z.widen(encoding.ScoreBits(score))
+	return z.writeScore(member, score)
+}
+
+// writeScore writes a member's record and its score index entry.
+func (z *zwriter) writeScore(member []byte, score float64) error {
+	if err := z.tx.set(z.c, z.subKey(member), encoding.AppendMemberScore(z.vb[:0], score)); err != nil {
 		return err
 	}
-	return z.tx.set(z.c, z.scoreKey(score, member), nil)
+	return z.tx.set(z.c, z.scoreKey(score, member), encoding.AppendScoreIndexValue(z.ib[:0], score))
+}
+
+// keepNegZero reports whether a -0 score written now for member keeps its
+// sign. Redis keeps it only in a set it holds as a skiplist: its listpack
+// stores a score that is a whole number as an integer, and -0 passes that
+// test as 0. A set is a listpack until it exceeds 128 members or gains a
+// member longer than 64 bytes (the member being added counts: Redis
+// converts before inserting it); Cairn judges by the current contents, as
+// ZSetEncoding does, where Redis would remember a set that has shrunk back.
+// adding says member is new to the set.
+func (z *zwriter) keepNegZero(member []byte, adding bool) (bool, error) {
+	switch {
+	case z.skiplist != zunknown:
+		return z.skiplist == zyes, nil
+	case len(member) > zsetListpackValue:
+		return true, nil
+	}
+	size := z.c.Meta.Size
+	if adding {
+		size++
+	}
+	if size > zsetListpackEntries {
+		return true, nil
+	}
+	if z.longMember == zunknown {
+		// At most 128 members to look at, and only when a -0 is written.
+		z.longMember = zno
+		it, err := z.tx.iter(z.c, encoding.FamilySub, nil, nil)
+		if err != nil {
+			return false, err
+		}
+		plen := len(z.c.Prefix(encoding.FamilySub))
+		for ok := it.First(); ok; ok = it.Next() {
+			if len(it.Key())-plen > zsetListpackValue {
+				z.longMember = zyes
+				break
+			}
+		}
+		if err := errors.Join(it.Error(), it.Close()); err != nil {
+			return false, err
+		}
+	}
+	return z.longMember == zyes, nil
 }
 
 // remove deletes both records of a member.
@@ -515,8 +596,8 @@ type runCollector struct {
 	out         *zarena
 }
 
-func (r *runCollector) add(k []byte, plen int) error {
-	score, member, err := zentry(k, plen)
+func (r *runCollector) add(k, val []byte, plen int) error {
+	score, member, err := zscored(k, val, plen)
 	if err != nil {
 		return err
 	}
@@ -557,7 +638,7 @@ func (tx *Tx) ZPop(db int, key []byte, highest bool, count int64) ([]ZMember, er
 		step, ok = it.Prev, it.Last()
 	}
 	for n := int64(0); ok && n < count; ok, n = step(), n+1 {
-		if err := run.add(it.Key(), len(p)); err != nil {
+		if err := run.add(it.Key(), it.Value(), len(p)); err != nil {
 			it.Close()
 			return nil, err
 		}
@@ -612,7 +693,7 @@ func (tx *Tx) zpopOne(z *zwriter, p []byte, highest bool) ([]ZMember, error) {
 		}
 		return nil, err
 	}
-	score, member, err := zentry(it.Key(), len(p))
+	score, member, err := zscored(it.Key(), it.Value(), len(p))
 	if err != nil {
 		it.Close()
 		return nil, err
@@ -694,7 +775,7 @@ func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
 		}
 	}
 	run := runCollector{}
-	if err := v.walk(r, func(k []byte) error { return run.add(k, len(v.score)) }); err != nil {
+	if err := v.walk(r, func(k, val []byte) error { return run.add(k, val, len(v.score)) }); err != nil {
 		return 0, err
 	}
 	if len(run.members) == 0 {
@@ -718,7 +799,13 @@ func (tx *Tx) zstore(db int, dst []byte, ms []ZMember) (int64, error) {
 	if err := tx.create(c); err != nil {
 		return 0, err
 	}
-	z := &zwriter{tx: tx, c: c}
+	// Redis builds the result as a skiplist and converts it to a listpack
+	// at the end if it fits one (zsetConvertToListpackIfNeeded), so
+	// whether a -0 keeps its sign depends on the whole result.
+	z := &zwriter{tx: tx, c: c, skiplist: zno}
+	if len(ms) > zsetListpackEntries || slices.ContainsFunc(ms, func(m ZMember) bool { return len(m.Member) > zsetListpackValue }) {
+		z.skiplist = zyes
+	}
 	for _, m := range ms {
 		if err := z.put(m.Member, m.Score); err != nil {
 			return 0, err
@@ -839,6 +926,21 @@ func zentry(k []byte, plen int) (float64, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: score index key of %d bytes", encoding.ErrCorrupt, len(k))
 	}
 	return encoding.ScoreFromBits(binary.BigEndian.Uint64(k[plen:])), k[plen+8:], nil
+}
+
+// zscored is zentry for a score index entry with its value: the score is
+// -0 where the value marks it so.
+func zscored(k, val []byte, plen int) (float64, []byte, error) {
+	score, member, err := zentry(k, plen)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(val) != 0 {
+		if score, err = encoding.ScoreFromIndex(score, val); err != nil {
+			return 0, nil, fmt.Errorf("zset member %q: %w", member, err)
+		}
+	}
+	return score, member, nil
 }
 
 // zbits reads the score bits of a score index key (family prefix of
@@ -1096,10 +1198,10 @@ func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, er
 	return a, append(bytes.Clone(b), 0), true, nil
 }
 
-// walk calls fn with each score index key of range r, in the range's
-// order, after r.Offset and up to r.Count (ZByScore and ZByLex). The key is
-// valid only during the call.
-func (v *zview) walk(r ZRange, fn func(k []byte) error) error {
+// walk calls fn with each score index entry (key and value) of range r, in
+// the range's order, after r.Offset and up to r.Count (ZByScore and
+// ZByLex). They are valid only during the call.
+func (v *zview) walk(r ZRange, fn func(k, val []byte) error) error {
 	var lo, hi []byte
 	switch r.By {
 	case ZByRank:
@@ -1131,7 +1233,7 @@ func (v *zview) walk(r ZRange, fn func(k []byte) error) error {
 		ok = step()
 	}
 	for n := r.Count; ok && n != 0; ok, n = step(), n-1 {
-		if err := fn(it.Key()); err != nil {
+		if err := fn(it.Key(), it.Value()); err != nil {
 			it.Close()
 			return err
 		}
@@ -1139,11 +1241,11 @@ func (v *zview) walk(r ZRange, fn func(k []byte) error) error {
 	return errors.Join(it.Error(), it.Close())
 }
 
-// walkRanks calls fn with the score index keys of ranks [start, stop]
+// walkRanks calls fn with the score index entries of ranks [start, stop]
 // (Redis's rules; rev counts from the highest score), in that order. It
 // starts from whichever end of the index is nearer: O(min(start, N-stop))
 // plus what it returns. The view must be stable (the size is trusted).
-func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) error {
+func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k, val []byte) error) error {
 	n := int64(v.m.Size)
 	start, stop, ok := clampRanks(start, stop, n)
 	if !ok {
@@ -1169,7 +1271,7 @@ func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) 
 	if fromHead == !rev {
 		// Walking in the order wanted: stream.
 		for i := b - a; ok && i >= 0; ok, i = step(), i-1 {
-			if err := fn(it.Key()); err != nil {
+			if err := fn(it.Key(), it.Value()); err != nil {
 				it.Close()
 				return err
 			}
@@ -1177,19 +1279,25 @@ func (v *zview) walkRanks(start, stop int64, rev bool, fn func(k []byte) error) 
 		return errors.Join(it.Error(), it.Close())
 	}
 	// Walking against the order wanted: collect, then replay backwards.
-	var keys zarena
+	type span struct{ k, v int } // ends of an entry's key and value in buf
+	var buf []byte
+	var spans []span
 	for i := b - a; ok && i >= 0; ok, i = step(), i-1 {
-		keys.add(it.Key(), 0)
+		buf = append(buf, it.Key()...)
+		k := len(buf)
+		buf = append(buf, it.Value()...)
+		spans = append(spans, span{k, len(buf)})
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return err
 	}
-	for i := keys.len() - 1; i >= 0; i-- {
+	for i := len(spans) - 1; i >= 0; i-- {
 		s := 0
 		if i > 0 {
-			s = keys.ends[i-1]
+			s = spans[i-1].v
 		}
-		if err := fn(keys.buf[s:keys.ends[i]]); err != nil {
+		e := spans[i]
+		if err := fn(buf[s:e.k:e.k], buf[e.k:e.v]); err != nil {
 			return err
 		}
 	}
@@ -1204,8 +1312,8 @@ func (tx *Tx) zrange(db int, key []byte, r ZRange, counted bool) ([]ZMember, err
 	}
 	defer v.close()
 	var out zarena
-	err = v.walk(r, func(k []byte) error {
-		s, m, err := zentry(k, len(v.scorePrefix()))
+	err = v.walk(r, func(k, val []byte) error {
+		s, m, err := zscored(k, val, len(v.scorePrefix()))
 		if err == nil {
 			out.add(m, s)
 		}
@@ -1438,8 +1546,8 @@ func (tx *Tx) ZRandMembers(db int, key []byte, count int64) ([]ZMember, error) {
 	n := v.m.Size
 	if uint64(count) >= n {
 		var out zarena
-		err := v.walkRanks(0, -1, true, func(k []byte) error {
-			s, m, err := zentry(k, len(v.scorePrefix()))
+		err := v.walkRanks(0, -1, true, func(k, val []byte) error {
+			s, m, err := zscored(k, val, len(v.scorePrefix()))
 			if err == nil {
 				out.add(m, s)
 			}
@@ -1528,7 +1636,7 @@ func (v *zview) atRanks(ranks []uint64) ([]ZMember, error) {
 	}
 	defer it.Close()
 	add := func() error {
-		s, m, err := zentry(it.Key(), len(v.scorePrefix()))
+		s, m, err := zscored(it.Key(), it.Value(), len(v.scorePrefix()))
 		if err == nil {
 			out.add(m, s)
 		}
@@ -1552,7 +1660,7 @@ func (v *zview) atRanks(ranks []uint64) ([]ZMember, error) {
 	rank = n - 1
 	for ok := it.Last(); ok && j >= split; ok, rank = it.Prev(), rank-1 {
 		for ; j >= split && ranks[j] == rank; j-- {
-			s, m, err := zentry(it.Key(), len(v.scorePrefix()))
+			s, m, err := zscored(it.Key(), it.Value(), len(v.scorePrefix()))
 			if err != nil {
 				return nil, err
 			}

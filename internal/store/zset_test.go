@@ -928,7 +928,7 @@ func TestZSetReadTakesBoundsAndEntriesFromOneState(t *testing.T) {
 		return tx.ZRem(0, []byte("z"), byteSlices("b"))
 	})
 	var got []string
-	err = v.walk(ZRange{By: ZByRank, Start: 0, Stop: 1}, func(k []byte) error {
+	err = v.walk(ZRange{By: ZByRank, Start: 0, Stop: 1}, func(k, _ []byte) error {
 		_, m, err := zentry(k, len(v.scorePrefix()))
 		got = append(got, string(m))
 		return err
