@@ -116,7 +116,7 @@ func run(args []string) error {
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
-	gov := procs.New(srv.CommandsProcessed, 0, log)
+	gov := procs.New(srv.Load, 0, log)
 	if _, env := os.LookupEnv("GOMAXPROCS"); env && cfg.Procs() == 0 {
 		gov.Fix(runtime.GOMAXPROCS(0))
 	} else {

@@ -18,6 +18,14 @@
 // and pays almost nothing for the search; a change in the load starts the
 // search again. On a tie it keeps the larger count, which leaves background
 // work (compactions) room beside the commands.
+//
+// Which count wins depends on the shape of the load more than on its size:
+// on how many commands arrive with each read from a client (1 when clients
+// wait for every reply, 16 for redis-benchmark -P 16). The climb remembers
+// the count that won for each shape, and when the shape changes it goes
+// straight to that count (or to the maximum for a shape not seen yet), so
+// loads that come and go in turns, too short to be measured afresh each
+// time, still run at their count.
 package procs
 
 import (
@@ -49,10 +57,14 @@ const (
 	minRate = 1000
 )
 
+// Counters returns the commands served and the client reads that brought
+// them, each counted since start (or since a reset, when both may drop).
+type Counters func() (commands, reads int64)
+
 // Governor adapts GOMAXPROCS between 1 and a maximum while it runs.
 type Governor struct {
-	served func() int64 // commands served so far
-	log    *slog.Logger
+	counters Counters
+	log      *slog.Logger
 
 	mu    sync.Mutex
 	fixed int // a count set by the user, or 0 to climb
@@ -62,19 +74,19 @@ type Governor struct {
 	done  chan struct{}
 }
 
-// New returns a governor that reads the commands served so far from served.
+// New returns a governor that reads the load from counters.
 // It climbs between 1 and maxProcs processors until Fix sets a count. For
 // maxProcs <= 0 it takes the count the runtime runs on when New is called:
 // GOMAXPROCS from the environment, or the runtime's default, which on Linux
 // honours a cgroup CPU limit (NumCPU would count every CPU of the host).
-func New(served func() int64, maxProcs int, log *slog.Logger) *Governor {
+func New(counters Counters, maxProcs int, log *slog.Logger) *Governor {
 	if maxProcs <= 0 {
 		maxProcs = runtime.GOMAXPROCS(0)
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Governor{served: served, log: log, max: maxProcs}
+	return &Governor{counters: counters, log: log, max: maxProcs}
 }
 
 // Start begins climbing (or applies the fixed count) until Stop.
@@ -127,7 +139,8 @@ func (g *Governor) run(stop, done chan struct{}) {
 	defer close(done)
 	t := time.NewTicker(window)
 	defer t.Stop()
-	last, lastAt := g.served(), time.Now()
+	last, lastReads := g.counters()
+	lastAt := time.Now()
 	for {
 		select {
 		case <-stop:
@@ -136,14 +149,16 @@ func (g *Governor) run(stop, done chan struct{}) {
 			// The clock is read with the count: the tick's own time can be
 			// late by however long this goroutine waited for a processor,
 			// which is longest at one processor under load.
-			n, now := g.served(), time.Now()
-			if n < last {
-				// The count was reset (CONFIG RESETSTAT): no rate this time.
-				last, lastAt = n, now
+			n, reads := g.counters()
+			now := time.Now()
+			if n < last || reads < lastReads {
+				// The counts were reset (CONFIG RESETSTAT): no rate this time.
+				last, lastReads, lastAt = n, reads, now
 				continue
 			}
 			rate := float64(n-last) / now.Sub(lastAt).Seconds()
-			last, lastAt = n, now
+			depth := float64(n-last) / float64(max(reads-lastReads, 1))
+			last, lastReads, lastAt = n, reads, now
 			g.mu.Lock()
 			if g.stop != stop {
 				// Stop has begun (and maybe a new Start): the climber is
@@ -156,7 +171,7 @@ func (g *Governor) run(stop, done chan struct{}) {
 				before = g.c.procs
 				// The change is made under mu so that a Fix cannot land
 				// between the decision and the change and be undone.
-				if after = g.c.step(rate); after != before {
+				if after = g.c.step(rate, depth); after != before {
 					runtime.GOMAXPROCS(after)
 				}
 				inProbe = g.c.phase == probing
@@ -193,6 +208,14 @@ type climber struct {
 	// down says which way the next probe goes where both ways are open.
 	down bool
 
+	// shape is the load's shape (see shapeOf) and shapes what the climb
+	// learnt of each: the count that won there (0 for none yet) and the
+	// wait before the next probe. newShape counts the windows in a row of
+	// another shape.
+	shape    int
+	shapes   [shapeCount]shapeMemory
+	newShape int
+
 	phase  phase
 	from   int       // the count the probe left
 	to     int       // the neighbour it tries
@@ -201,6 +224,27 @@ type climber struct {
 	waited int       // windows since the last change of count
 	rates  []float64 // the rates measured since then
 }
+
+// shapeMemory is what the climb keeps of one shape of load.
+type shapeMemory struct{ procs, interval int }
+
+// Shapes of load, by commands per client read: about 1 (every client waits
+// for each reply), a few, or a pipeline.
+const shapeCount = 3
+
+func shapeOf(depth float64) int {
+	switch {
+	case depth < 2:
+		return 0
+	case depth < 8:
+		return 1
+	}
+	return 2
+}
+
+// shapeWindows is how many windows in a row of another shape make it the
+// load's shape.
+const shapeWindows = 2
 
 type phase uint8
 
@@ -214,11 +258,26 @@ func newClimber(maxProcs int) climber {
 	return climber{max: maxProcs, procs: maxProcs, interval: minInterval, shiftWait: minInterval}
 }
 
-// step takes the command rate of the window just ended and returns the
-// processor count for the next.
-func (c *climber) step(rate float64) int {
+// step takes the command rate of the window just ended, and the commands
+// per client read, and returns the processor count for the next.
+func (c *climber) step(rate, depth float64) int {
+	shape := shapeOf(depth)
+	if rate >= minRate && shape != c.shape {
+		c.newShape++
+	} else if rate >= minRate {
+		c.newShape = 0
+	}
 	if c.phase != steady {
-		c.measure(rate)
+		if c.newShape > 0 {
+			// Another shape of load: this probe measures nothing.
+			c.inconclusive()
+		} else {
+			c.measure(rate)
+		}
+		return c.procs
+	}
+	if c.newShape >= shapeWindows {
+		c.enterShape(shape)
 		return c.procs
 	}
 	if rate < minRate {
@@ -282,6 +341,20 @@ func (c *climber) measure(rate float64) {
 	c.decide(c.probe, (c.before+after)/2)
 }
 
+// enterShape makes shape the load's and goes to the count that won there
+// before, or to the maximum for a shape not met yet.
+func (c *climber) enterShape(shape int) {
+	c.shapes[c.shape].interval = c.interval
+	c.shape, c.newShape = shape, 0
+	m := c.shapes[shape]
+	c.procs, c.interval = m.procs, m.interval
+	if m.procs == 0 {
+		c.procs, c.interval = c.max, minInterval
+	}
+	c.since, c.decided = 0, 0
+	c.recent = c.recent[:0]
+}
+
 // inconclusive ends a probe that the load changed under, at from. It backs
 // off as a failed probe does: a load too unsteady to measure is not worth
 // the probes.
@@ -325,6 +398,7 @@ func (c *climber) decide(probe, base float64) {
 	if keep {
 		c.procs, c.decided = c.to, probe
 	}
+	c.shapes[c.shape].procs = c.procs
 	c.phase = steady
 	c.since = 0
 	c.recent = c.recent[:0]

@@ -33,7 +33,7 @@ func driveFunc(t *testing.T, max, windows int, rate func(w, procs int) float64) 
 	c := newClimber(max)
 	got := make([]int, windows)
 	for w := range windows {
-		got[w] = c.step(rate(w, c.procs))
+		got[w] = c.step(rate(w, c.procs), 1)
 		if got[w] < 1 || got[w] > max {
 			t.Fatalf("window %d: count %d outside 1..%d", w, got[w], max)
 		}
@@ -181,10 +181,46 @@ func TestClimberUnsteadyLoads(t *testing.T) {
 	})
 }
 
+// Loads of two shapes take turns, each too short (20 windows, with 10 idle
+// between) to be measured afresh every time: unpipelined clients, served
+// best by one processor, and pipelines, served best by two. Once each shape
+// has been learnt, its turns run at its count from their start.
+func TestClimberRemembersShapes(t *testing.T) {
+	type turn struct {
+		depth float64
+		rates map[int]float64
+	}
+	turns := []turn{
+		{1, map[int]float64{1: 100000, 2: 70000}},
+		{16, map[int]float64{1: 240000, 2: 360000}},
+	}
+	c := newClimber(2)
+	right, busy := 0, 0
+	for w := range 3000 {
+		cycle := w % 60
+		tu := turns[cycle/30]
+		if cycle%30 >= 20 {
+			c.step(0, 0)
+			continue
+		}
+		procs := c.procs
+		c.step(tu.rates[procs], tu.depth)
+		if w >= 1000 {
+			busy++
+			if best := map[float64]int{1: 1, 16: 2}[tu.depth]; procs == best {
+				right++
+			}
+		}
+	}
+	if share := float64(right) / float64(busy); share < 0.8 {
+		t.Errorf("%.0f%% of busy windows at the shape's best count, want at least 80%%", 100*share)
+	}
+}
+
 func TestGovernorFix(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var served int64
-	g := New(func() int64 { return served }, 3, nil)
+	g := New(func() (int64, int64) { return served, served }, 3, nil)
 	g.Fix(1)
 	g.Start()
 	defer g.Stop()
@@ -206,7 +242,7 @@ func TestGovernorFix(t *testing.T) {
 // of the host.
 func TestGovernorDefaultMax(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	g := New(func() int64 { return 0 }, 0, nil)
+	g := New(func() (int64, int64) { return 0, 0 }, 0, nil)
 	g.Fix(0)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Fatalf("GOMAXPROCS = %d climbing from the default maximum, want the 1 it ran on", got)
@@ -217,7 +253,7 @@ func TestGovernorDefaultMax(t *testing.T) {
 // the governor can start again.
 func TestGovernorStartStop(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	g := New(func() int64 { return 0 }, 2, nil)
+	g := New(func() (int64, int64) { return 0, 0 }, 2, nil)
 	g.Stop()
 	for range 2 {
 		g.Start()

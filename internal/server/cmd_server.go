@@ -151,6 +151,8 @@ func cmdConfigHelp(x *ctx) {
 func (s *Server) resetStats() {
 	s.stats.connections.Store(0)
 	s.stats.commands.Store(0)
+	s.stats.reads.Store(0)
+	s.stats.writes.Store(0)
 	s.stats.rejected.Store(0)
 	s.stats.errors.reset()
 	st := s.st.Stats()
@@ -419,6 +421,8 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
 			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
 			{"total_error_replies", itoa(s.stats.errors.total.Load())},
+			{"total_reads_processed", itoa(s.stats.reads.Load())},
+			{"total_writes_processed", itoa(s.stats.writes.Load())},
 		}
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}

@@ -216,6 +216,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.nc.Read(p)
 	if n > 0 {
+		c.srv.stats.reads.Add(1)
 		// Any input is an interaction: a client sending a long request
 		// slowly, or failing to authenticate, is not idle.
 		c.lastCmdAt.Store(time.Now().UnixMilli())
@@ -244,5 +245,6 @@ func (s syncingWriter) Write(p []byte) (int, error) {
 		}
 		c.needSync = false
 	}
+	c.srv.stats.writes.Add(1)
 	return c.nc.Write(p)
 }

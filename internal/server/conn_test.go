@@ -874,6 +874,33 @@ func TestInfoStatsCountsCommandsAndErrorReplies(t *testing.T) {
 	}
 }
 
+// total_reads_processed counts the socket reads that brought requests: a
+// pipeline read at once is one read for all its commands, which is what
+// the procs governor reads as how deeply clients pipeline.
+func TestInfoStatsCountsReadsAndWrites(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "RESETSTAT")})
+	rc.write(strings.Repeat("*1\r\n$4\r\nPING\r\n", 5))
+	for range 5 {
+		if got := rc.reply(); got != "+PONG\r\n" {
+			t.Fatalf("pipelined PING = %q", got)
+		}
+	}
+	got := infoFields(t, rc, "stats")
+	// RESETSTAT counts itself and its reply; INFO's read counts, its
+	// reply is written after the figures are taken.
+	for k, want := range map[string]string{
+		"total_commands_processed": "6",
+		"total_reads_processed":    "2",
+		"total_writes_processed":   "2",
+	} {
+		if got[k] != want {
+			t.Errorf("INFO %s = %q, want %q", k, got[k], want)
+		}
+	}
+}
+
 func TestConfigGet(t *testing.T) {
 	tests := []struct {
 		patterns []string

@@ -64,9 +64,12 @@ type serverStats struct {
 	connections atomic.Int64
 	commands    atomic.Int64
 	rejected    atomic.Int64
-	netIn       atomic.Int64
-	netOut      atomic.Int64
-	errors      errorStats
+	// reads and writes count the socket reads that brought requests and
+	// the writes of replies (INFO's total_reads_processed and
+	// total_writes_processed).
+	reads  atomic.Int64
+	writes atomic.Int64
+	errors errorStats
 }
 
 // Options configures New.
@@ -120,9 +123,12 @@ func newRunID() string {
 	return fmt.Sprintf("%x", b)
 }
 
-// CommandsProcessed is the number of commands run since start or the last
-// CONFIG RESETSTAT (INFO's total_commands_processed).
-func (s *Server) CommandsProcessed() int64 { return s.stats.commands.Load() }
+// Load reports the commands run and the socket reads that brought them,
+// since start or the last CONFIG RESETSTAT (INFO's total_commands_processed
+// and total_reads_processed): their ratio is how deeply clients pipeline.
+func (s *Server) Load() (commands, reads int64) {
+	return s.stats.commands.Load(), s.stats.reads.Load()
+}
 
 // ShutdownRequested is closed when a client sends SHUTDOWN.
 func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdownReq }
