@@ -1249,9 +1249,12 @@ func BenchmarkSPopDrain(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
 		refill int
-	}{{"refill-at-quarter", 60_000 / 4}, {"to-empty", 1}} {
+	}{{"refill-at-quarter", 60_000 / 4}, {"to-empty", 1}, {"big-to-empty", 1}} {
 		b.Run(bc.name, func(b *testing.B) {
-			const size, batch = 60_000, 1_000
+			size, batch := 60_000, 1_000
+			if bc.name == "big-to-empty" {
+				size = 100_800
+			}
 			s := openBenchStore(b, 64<<20, nil)
 			key := []byte("myset")
 			fill := func() {
@@ -1444,9 +1447,9 @@ func TestSetStaleModel(t *testing.T) {
 func TestSetPopBatch(t *testing.T) {
 	s, _ := openTestStore(t)
 	const n = 1000
-	// Members of 1 KB: the batch's byte bound makes it a sample of about
+	// Members of 4 KB: the batch's byte bound makes it a sample of about
 	// 250 rather than the whole set.
-	pad := strings.Repeat("x", 1000)
+	pad := strings.Repeat("x", 4000)
 	name := func(i int) string { return fmt.Sprintf("m:%d:%s", i*i, pad) }
 	setBig(t, s, "s", n, name)
 
