@@ -49,6 +49,31 @@ func checkKeyCache(s *Store) error {
 		}
 		sh.mu.Unlock()
 	}
+	// A database held whole must have every record of the engine cached.
+	for pdb := range s.databases {
+		if !s.keys.holdsAll(uint16(pdb)) {
+			continue
+		}
+		lo := encoding.AppendDBPrefix(nil, encoding.FamilyMeta, uint16(pdb))
+		it, err := s.eng.NewIter(lo, encoding.PrefixEnd(lo))
+		if err != nil {
+			return err
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			sh := &s.keys.shards[stripeOf(it.Key()[encoding.MetaPrefixLen:])]
+			sh.mu.Lock()
+			e, cached := sh.m[string(it.Key())]
+			sh.mu.Unlock()
+			if !cached || !e.found {
+				err := fmt.Errorf("key cache: database %d held whole, but %q is not cached", pdb, it.Key())
+				_ = it.Close()
+				return err
+			}
+		}
+		if err := errors.Join(it.Error(), it.Close()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // keyCache keeps recently used metadata records in memory, write-through.
@@ -20,7 +21,14 @@ import (
 //     value older than one a writer has just installed.
 //
 // Absent keys are cached too (found false), so creating a new key costs no
-// engine read either. Entries larger than maxEntry are not kept. Each shard
+// engine read either. And a database the cache holds whole answers every
+// miss itself: complete[pdb] is set while every metadata record of physical
+// database pdb is in the cache, which is so for an empty database (at open,
+// after FLUSHDB or FLUSHALL) until an entry of it is evicted or forgotten.
+// Loading keys into an empty database then reads nothing from the engine.
+// The flag is cleared before an entry goes, under its shard's lock, so a
+// reader that misses after the entry went (it takes the same lock) sees the
+// flag cleared. Entries larger than maxEntry are not kept. Each shard
 // has a fixed byte budget and drops entries at random (Go's map iteration
 // order) when over it, which costs O(1) and behaves close to LRU for skewed
 // workloads.
@@ -28,6 +36,7 @@ type keyCache struct {
 	shards      []cacheShard
 	shardBudget int
 	maxEntry    int
+	complete    []atomic.Bool // by physical database
 }
 
 type cacheShard struct {
@@ -51,15 +60,17 @@ const cacheShards = stripeCount
 // slot, the string and slice headers and the allocations' rounding.
 const entryOverhead = 96
 
-// newKeyCache returns a cache of about budget bytes, or nil (no cache) for a
-// budget of zero.
-func newKeyCache(budget int64) *keyCache {
+// newKeyCache returns a cache of about budget bytes for a store of
+// databases physical databases, none of them complete yet, or nil (no
+// cache) for a budget of zero.
+func newKeyCache(budget int64, databases int) *keyCache {
 	if budget <= 0 {
 		return nil
 	}
 	c := &keyCache{
 		shards:      make([]cacheShard, cacheShards),
 		shardBudget: int(budget / cacheShards),
+		complete:    make([]atomic.Bool, databases),
 	}
 	// One entry may take at most a quarter of its shard, and never more
 	// than 4 KiB: large values would evict many small ones for one hit.
@@ -79,6 +90,38 @@ func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok 
 	gen = sh.gen
 	sh.mu.Unlock()
 	return dst, e.found, ok, gen
+}
+
+// holdsAll reports whether the cache holds every metadata record of physical
+// database pdb: a miss there is an absent key. Ask after the lookup that
+// missed.
+func (c *keyCache) holdsAll(pdb uint16) bool {
+	return int(pdb) < len(c.complete) && c.complete[pdb].Load()
+}
+
+// holdAll marks physical database pdb as held whole. The caller knows it
+// has no metadata records the cache lacks (it is empty) and holds every
+// lock, so that no writer adds one meanwhile.
+func (c *keyCache) holdAll(pdb uint16) {
+	if int(pdb) < len(c.complete) {
+		c.complete[pdb].Store(true)
+	}
+}
+
+// losing clears the complete flag of the database of mk, whose entry is
+// about to go (or not to be kept).
+func losing[K ~string | ~[]byte](c *keyCache, mk K) {
+	if len(mk) < 3 {
+		// Not a metadata key (tests): no database can be trusted.
+		for i := range c.complete {
+			c.complete[i].Store(false)
+		}
+		return
+	}
+	// The physical database follows the family byte (AppendMetaKey).
+	if pdb := uint16(mk[1])<<8 | uint16(mk[2]); int(pdb) < len(c.complete) {
+		c.complete[pdb].Store(false)
+	}
 }
 
 // fill caches what a reader read from the engine, unless a writer changed
@@ -107,6 +150,9 @@ func (c *keyCache) forget(stripe uint16, mk []byte) {
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
 	sh.gen++
+	// The commit may have applied: the engine may hold a record the cache
+	// does not.
+	losing(c, mk)
 	if e, ok := sh.m[string(mk)]; ok {
 		sh.bytes -= entryCost(len(mk), e.raw)
 		delete(sh.m, string(mk))
@@ -114,8 +160,12 @@ func (c *keyCache) forget(stripe uint16, mk []byte) {
 	sh.mu.Unlock()
 }
 
-// clear drops every entry (FLUSHDB, FLUSHALL).
+// clear drops every entry (FLUSHDB, FLUSHALL); no database is held whole
+// after it until holdAll says so.
 func (c *keyCache) clear() {
+	for i := range c.complete {
+		c.complete[i].Store(false)
+	}
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
@@ -132,6 +182,9 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		sh.bytes -= entryCost(len(mk), e.raw)
 	}
 	if len(mk)+len(raw) > c.maxEntry {
+		if found {
+			losing(c, mk)
+		}
 		if had {
 			delete(sh.m, string(mk))
 		}
@@ -154,6 +207,10 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		}
 		if k == string(mk) {
 			continue
+		}
+		if old.found {
+			// An absent key's entry can go: the key is still absent.
+			losing(c, k)
 		}
 		sh.bytes -= entryCost(len(k), old.raw)
 		delete(sh.m, k)

@@ -375,6 +375,7 @@ func (tx *Tx) FlushDB(db int) error {
 	tx.clearCounts(pdb)
 	tx.cache.valid = false
 	tx.flushed = true
+	tx.flushedDBs = append(tx.flushedDBs, pdb)
 	return nil
 }
 
@@ -390,6 +391,7 @@ func (tx *Tx) FlushAll() error {
 	}
 	for pdb := range tx.s.databases {
 		tx.clearCounts(uint16(pdb))
+		tx.flushedDBs = append(tx.flushedDBs, uint16(pdb))
 	}
 	tx.cache.valid = false
 	tx.flushed = true

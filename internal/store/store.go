@@ -158,7 +158,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		log:       o.Logger,
 		counts:    make([]atomic.Pointer[shardCounts], MaxDatabases),
 		stop:      make(chan struct{}),
-		keys:      newKeyCache(o.KeyCacheSize),
+		keys:      newKeyCache(o.KeyCacheSize, o.Databases),
 	}
 	s.sync.Store(int32(o.Sync))
 	s.access.startMs = o.Now().UnixMilli()
@@ -171,6 +171,9 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 	if err := s.loadCounts(); err != nil {
 		return nil, err
 	}
+	if err := s.holdEmptyDatabases(); err != nil {
+		return nil, err
+	}
 	if err := s.versions.load(); err != nil {
 		return nil, err
 	}
@@ -178,6 +181,44 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 	go s.reapLoop()
 	go s.syncLoop()
 	return s, nil
+}
+
+// holdEmptyDatabases tells the key cache which physical databases have no
+// metadata records at all, so that it answers their misses itself (see
+// keyCache). One iterator skips from each database that has keys to the
+// next: a seek per non-empty database.
+func (s *Store) holdEmptyDatabases() error {
+	if s.keys == nil {
+		return nil
+	}
+	lo := []byte{byte(encoding.FamilyMeta)}
+	it, err := s.eng.NewIter(lo, encoding.FamilyEnd(encoding.FamilyMeta))
+	if err != nil {
+		return fmt.Errorf("store: find empty databases: %w", err)
+	}
+	next := 0 // the first database not yet known to have keys
+	for ok := it.First(); ok && next < s.databases; {
+		mk, err := encoding.DecodeMetaKey(it.Key())
+		if err != nil {
+			_ = it.Close()
+			return fmt.Errorf("store: find empty databases: %w", err)
+		}
+		for ; next < int(mk.DB) && next < s.databases; next++ {
+			s.keys.holdAll(uint16(next))
+		}
+		next = int(mk.DB) + 1
+		if next >= s.databases {
+			break
+		}
+		ok = it.SeekGE(encoding.AppendDBPrefix(nil, encoding.FamilyMeta, uint16(next)))
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return fmt.Errorf("store: find empty databases: %w", err)
+	}
+	for ; next < s.databases; next++ {
+		s.keys.holdAll(uint16(next))
+	}
+	return nil
 }
 
 // Close stops background work and syncs the WAL. The engine stays open.

@@ -64,6 +64,8 @@ type Tx struct {
 	// flushed is set once the Tx range-deleted metadata records (FLUSHDB,
 	// FLUSHALL): it reads past the key cache, and the commit empties it.
 	flushed bool
+	// flushedDBs lists the physical databases the flush emptied.
+	flushedDBs []uint16
 
 	keyBuf  []byte
 	keyBuf2 []byte
@@ -378,6 +380,10 @@ func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool
 			tx.cache.key = append(tx.cache.key[:0], mk...)
 			return mk, tx.cache.raw, found, nil
 		}
+		if kc.holdsAll(pdb) {
+			tx.cache.set(mk, nil, false)
+			return mk, nil, false, nil
+		}
 	}
 	v, err := tx.r.Get(mk, tx.cache.raw[:0])
 	switch {
@@ -450,6 +456,12 @@ func (tx *Tx) publishMetaWrites(committed bool) {
 	}
 	if tx.flushed {
 		kc.clear()
+		if committed {
+			// What the flush emptied holds no record the cache lacks.
+			for _, pdb := range tx.flushedDBs {
+				kc.holdAll(pdb)
+			}
+		}
 	}
 	for _, w := range tx.metaWrites {
 		mk := tx.metaBuf[w.start:w.keyEnd]
@@ -462,6 +474,7 @@ func (tx *Tx) publishMetaWrites(committed bool) {
 	tx.metaWrites = tx.metaWrites[:0]
 	tx.metaBuf = tx.metaBuf[:0]
 	tx.flushed = false
+	tx.flushedDBs = tx.flushedDBs[:0]
 }
 
 func (c *metaCache) set(key, raw []byte, found bool) {
