@@ -294,3 +294,47 @@ func TestKeyCacheWholeConcurrentEvictions(t *testing.T) {
 		t.Fatal("database 0 held whole after evictions")
 	}
 }
+
+// A FLUSHDB rolled back in a shared transaction leaves no mark: the
+// database was never emptied, so the key cache must not take it for one it
+// holds whole. (No command shares a Tx with a flush today; MULTI will.)
+func TestKeyCacheWholeRolledBackFlush(t *testing.T) {
+	s, _ := openTestStore(t)
+	tx := s.BeginAll()
+	if _, err := tx.SetString(1, []byte("k"), []byte("v"), SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	s.keys.clear() // k is no longer cached; database 1 is not held whole
+
+	tx = s.BeginAll()
+	m := tx.StartCommand()
+	if err := tx.FlushDB(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.RollbackCommand(m); err != nil {
+		t.Fatal(err)
+	}
+	// A later command writes, so that the Tx commits a batch.
+	tx.StartCommand()
+	if _, err := tx.SetString(2, []byte("other"), []byte("v"), SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	if s.keys.holdsAll(1) {
+		t.Fatal("database 1 held whole after a rolled-back FLUSHDB")
+	}
+	v := readTx(t, s, func(tx *Tx) ([]byte, error) {
+		v, _, err := tx.GetString(1, []byte("k"))
+		return v, err
+	})
+	if string(v) != "v" {
+		t.Fatalf("k = %q after a rolled-back FLUSHDB, want v", v)
+	}
+}

@@ -95,6 +95,10 @@ type CommandMark struct {
 	batch                                engine.Mark
 	deltas, touched, metaWrites, metaBuf int
 	touchBuf                             int
+	// A flush the command made is undone too: the key cache must not take
+	// a database it never emptied for one held whole.
+	flushed    bool
+	flushedDBs int
 }
 
 // StartCommand begins the next command in tx: it sets the command's clock
@@ -113,6 +117,8 @@ func (tx *Tx) StartCommand() CommandMark {
 		touchBuf:   len(tx.touchBuf),
 		metaWrites: len(tx.metaWrites),
 		metaBuf:    len(tx.metaBuf),
+		flushed:    tx.flushed,
+		flushedDBs: len(tx.flushedDBs),
 	}
 }
 
@@ -129,6 +135,8 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.touchBuf = tx.touchBuf[:m.touchBuf]
 	tx.metaWrites = tx.metaWrites[:m.metaWrites]
 	tx.metaBuf = tx.metaBuf[:m.metaBuf]
+	tx.flushed = m.flushed
+	tx.flushedDBs = tx.flushedDBs[:m.flushedDBs]
 	tx.cache.valid = false
 	return nil
 }
