@@ -4,13 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/cairndb/cairn/internal/engine"
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // testKeyCache is the key cache of the stores the tests open: small, so
@@ -334,104 +329,6 @@ func TestUnsyncedUntilWALSync(t *testing.T) {
 	if s.Unsynced() {
 		t.Fatal("still unsynced after a WAL sync")
 	}
-}
-
-// TestKeyCacheHoldsEmptyDatabases follows the complete flag of a database
-// through its life: held whole when empty at open and after a flush, lost
-// when an entry of it is evicted or too big to keep; every key stays
-// readable throughout, and Check verifies each held database against the
-// engine.
-func TestKeyCacheHoldsEmptyDatabases(t *testing.T) {
-	fs := vfs.NewMem()
-	open := func(cacheBytes int64) (*Store, func()) {
-		eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(eng, Options{Databases: 3, ReapInterval: time.Hour, KeyCacheSize: cacheBytes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, func() {
-			if err := Check(s); err != nil {
-				t.Errorf("invariants: %v", err)
-			}
-			_ = s.Close()
-			_ = eng.Close()
-		}
-	}
-	set := func(s *Store, db int, key, value string) {
-		t.Helper()
-		tx := s.Begin(byteSlices(key))
-		defer tx.Close()
-		if _, err := tx.SetString(db, []byte(key), []byte(value), SetArgs{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	get := func(s *Store, db int, key string) string {
-		t.Helper()
-		return string(readTx(t, s, func(tx *Tx) ([]byte, error) {
-			v, _, err := tx.GetString(db, []byte(key))
-			return v, err
-		}))
-	}
-	held := func(s *Store) [3]bool {
-		return [3]bool{s.keys.holdsAll(0), s.keys.holdsAll(1), s.keys.holdsAll(2)}
-	}
-
-	s, closeStore := open(cacheShards * 1024)
-	if got := held(s); got != [3]bool{true, true, true} {
-		t.Fatalf("fresh store: held %v", got)
-	}
-	for i := range 50 {
-		set(s, 0, fmt.Sprint("k", i), "v")
-	}
-	set(s, 2, "big", strings.Repeat("x", 2000)) // over the 256-byte entry limit
-	if got := held(s); got != [3]bool{true, true, false} {
-		t.Fatalf("after small writes to 0 and a big one to 2: held %v", got)
-	}
-	if got := get(s, 2, "big"); len(got) != 2000 {
-		t.Fatalf("big value read back as %d bytes", len(got))
-	}
-	closeStore()
-
-	// Reopened: 0 and 2 have keys, 1 is empty.
-	s, closeStore = open(cacheShards * 1024)
-	if got := held(s); got != [3]bool{false, true, false} {
-		t.Fatalf("reopened: held %v", got)
-	}
-	if get(s, 0, "k7") != "v" || get(s, 1, "k7") != "" {
-		t.Fatal("reopened store reads wrong")
-	}
-	tx := s.BeginAll()
-	if err := tx.FlushDB(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	tx.Close()
-	if got := held(s); got != [3]bool{true, false, false} {
-		// clear() forgets what it knew of 1: only the flushed database
-		// is known to be whole.
-		t.Fatalf("after FLUSHDB 0: held %v", got)
-	}
-	// Enough keys in one database to evict from a 1 KiB shard.
-	for i := range 20_000 {
-		set(s, 0, fmt.Sprint("e", i), "v")
-	}
-	if got := held(s); got[0] {
-		t.Fatal("database 0 still held whole after evictions")
-	}
-	for _, i := range []int{0, 7, 19_999} {
-		if got := get(s, 0, fmt.Sprint("e", i)); got != "v" {
-			t.Fatalf("e%d = %q after evictions", i, got)
-		}
-	}
-	closeStore()
 }
 
 // The check catches a database wrongly marked whole.

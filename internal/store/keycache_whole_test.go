@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,22 +43,65 @@ func openWholeStore(t *testing.T, fs vfs.FS, cacheBytes int64, wrap func(engine.
 	}
 }
 
-func wholeSet(t *testing.T, s *Store, db int, key, value string) {
-	t.Helper()
-	writeTx(t, s, []string{key}, func(tx *Tx) (SetResult, error) {
-		return tx.SetString(db, []byte(key), []byte(value), SetArgs{})
-	})
-}
-
-func wholeGet(t *testing.T, s *Store, db int, key string) (string, bool) {
-	t.Helper()
-	tx := s.Read(false)
-	defer tx.Close()
-	v, ok, err := tx.GetString(db, []byte(key))
-	if err != nil {
-		t.Fatal(err)
+// TestKeyCacheHoldsEmptyDatabases follows the complete flag of a database
+// through its life: held whole when empty at open and after a flush, lost
+// when an entry of it is evicted or too big to keep; every key stays
+// readable throughout, and the closer's Check verifies each held database
+// against the engine.
+func TestKeyCacheHoldsEmptyDatabases(t *testing.T) {
+	fs := vfs.NewMem()
+	held := func(s *Store) [3]bool {
+		return [3]bool{s.keys.holdsAll(0), s.keys.holdsAll(1), s.keys.holdsAll(2)}
 	}
-	return string(v), ok
+	// 1 KiB a shard: entries up to 256 bytes, and evictions soon.
+	const small = cacheShards * 1024
+
+	s, closeStore := openWholeStore(t, fs, small, nil)
+	if got := held(s); got != [3]bool{true, true, true} {
+		t.Fatalf("fresh store: held %v", got)
+	}
+	for i := range 50 {
+		set(t, s, 0, fmt.Sprint("k", i), "v", SetArgs{})
+	}
+	set(t, s, 2, "big", strings.Repeat("x", 2000), SetArgs{})
+	if got := held(s); got != [3]bool{true, true, false} {
+		t.Fatalf("after small writes to 0 and a big one to 2: held %v", got)
+	}
+	if got, _ := get(t, s, 2, "big"); len(got) != 2000 {
+		t.Fatalf("big value read back as %d bytes", len(got))
+	}
+	closeStore()
+
+	// Reopened: 0 and 2 have keys, 1 is empty.
+	s, closeStore = openWholeStore(t, fs, small, nil)
+	defer closeStore()
+	if got := held(s); got != [3]bool{false, true, false} {
+		t.Fatalf("reopened: held %v", got)
+	}
+	if v, _ := get(t, s, 0, "k7"); v != "v" {
+		t.Fatalf("k7 = %q after reopening", v)
+	}
+	if _, ok := get(t, s, 1, "k7"); ok {
+		t.Fatal("k7 found in database 1")
+	}
+	writeAll(t, s, func(tx *Tx) error { return tx.FlushDB(0) })
+	if got := held(s); got != [3]bool{true, false, false} {
+		// clear() forgets what it knew of 1: only the flushed database
+		// is known to be whole.
+		t.Fatalf("after FLUSHDB 0: held %v", got)
+	}
+	// Enough keys in one database to evict from a 1 KiB shard.
+	for i := range 20_000 {
+		set(t, s, 0, fmt.Sprint("e", i), "v", SetArgs{})
+	}
+	if held(s)[0] {
+		t.Fatal("database 0 still held whole after evictions")
+	}
+	for _, i := range []int{0, 7, 19_999} {
+		if v, _ := get(t, s, 0, fmt.Sprint("e", i)); v != "v" {
+			t.Fatalf("e%d = %q after evictions", i, v)
+		}
+	}
 }
 
 // SWAPDB moves no data: the flags belong to physical databases and must
@@ -66,8 +110,8 @@ func wholeGet(t *testing.T, s *Store, db int, key string) (string, bool) {
 func TestKeyCacheWholeSwapMoveCopyRename(t *testing.T) {
 	fs := vfs.NewMem()
 	s, closeStore := openWholeStore(t, fs, testKeyCache, nil)
-	wholeSet(t, s, 0, "x", "vx")
-	wholeSet(t, s, 0, "z", "vz")
+	set(t, s, 0, "x", "vx", SetArgs{})
+	set(t, s, 0, "z", "vz", SetArgs{})
 	closeStore()
 
 	// Reopened: physical 0 holds x and z (not held whole), 1 and 2 are
@@ -77,14 +121,7 @@ func TestKeyCacheWholeSwapMoveCopyRename(t *testing.T) {
 	if s.keys.holdsAll(0) || !s.keys.holdsAll(1) || !s.keys.holdsAll(2) {
 		t.Fatalf("reopened: held %v %v %v", s.keys.holdsAll(0), s.keys.holdsAll(1), s.keys.holdsAll(2))
 	}
-	tx := s.BeginAll()
-	if err := tx.SwapDB(0, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	tx.Close()
+	writeAll(t, s, func(tx *Tx) error { return tx.SwapDB(0, 1) })
 
 	// Logical 1 is now physical 0, with the keys.
 	for _, c := range []struct {
@@ -92,7 +129,7 @@ func TestKeyCacheWholeSwapMoveCopyRename(t *testing.T) {
 		key, val string
 		ok       bool
 	}{{1, "x", "vx", true}, {1, "z", "vz", true}, {0, "x", "", false}} {
-		if v, ok := wholeGet(t, s, c.db, c.key); v != c.val || ok != c.ok {
+		if v, ok := get(t, s, c.db, c.key); v != c.val || ok != c.ok {
 			t.Fatalf("after SWAPDB: db %d %q = %q, %v; want %q, %v", c.db, c.key, v, ok, c.val, c.ok)
 		}
 	}
@@ -122,7 +159,7 @@ func TestKeyCacheWholeSwapMoveCopyRename(t *testing.T) {
 		{2, "y", "vx", true}, {2, "w", "vz", true},
 		{1, "z", "", false}, {1, "w", "", false},
 	} {
-		if v, ok := wholeGet(t, s, c.db, c.key); v != c.val || ok != c.ok {
+		if v, ok := get(t, s, c.db, c.key); v != c.val || ok != c.ok {
 			t.Fatalf("db %d %q = %q, %v; want %q, %v", c.db, c.key, v, ok, c.val, c.ok)
 		}
 	}
@@ -155,10 +192,10 @@ func TestKeyCacheWholeRollbackCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx.Close()
-	if v, ok := wholeGet(t, s, 0, "a"); v != "va" || !ok {
+	if v, ok := get(t, s, 0, "a"); v != "va" || !ok {
 		t.Fatalf("a = %q, %v", v, ok)
 	}
-	if v, ok := wholeGet(t, s, 0, "b"); ok {
+	if v, ok := get(t, s, 0, "b"); ok {
 		t.Fatalf("rolled back b = %q", v)
 	}
 	if !s.keys.holdsAll(0) {
@@ -215,7 +252,7 @@ func TestKeyCacheWholeFailedCommit(t *testing.T) {
 	if s.keys.holdsAll(0) {
 		t.Fatal("database 0 still held whole after a failed commit")
 	}
-	if v, ok := wholeGet(t, s, 0, "k"); v != "v" || !ok {
+	if v, ok := get(t, s, 0, "k"); v != "v" || !ok {
 		t.Fatalf("k = %q, %v; the engine holds it", v, ok)
 	}
 	// Keep the counts right for the closing check: the failed commit

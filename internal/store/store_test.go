@@ -60,6 +60,20 @@ func write(t *testing.T, s *Store, keys []string, fn func(tx *Tx) error) {
 	}
 }
 
+// writeAll runs fn in a Tx holding every lock (FLUSHDB, SWAPDB) and
+// commits it.
+func writeAll(t *testing.T, s *Store, fn func(tx *Tx) error) {
+	t.Helper()
+	tx := s.BeginAll()
+	defer tx.Close()
+	if err := fn(tx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func get(t *testing.T, s *Store, db int, key string) (string, bool) {
 	t.Helper()
 	tx := s.Read(false)
@@ -209,28 +223,14 @@ func TestFlushAndSwapDB(t *testing.T) {
 	s, _ := openTestStore(t)
 	set(t, s, 0, "a", "0", SetArgs{})
 	set(t, s, 1, "b", "1", SetArgs{})
-	tx := s.BeginAll()
-	if err := tx.SwapDB(0, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	tx.Close()
+	writeAll(t, s, func(tx *Tx) error { return tx.SwapDB(0, 1) })
 	if v, ok := get(t, s, 0, "b"); !ok || v != "1" {
 		t.Fatalf("after SWAPDB db0 b = %q %v", v, ok)
 	}
 	if s.DBSize(0) != 1 || s.DBSize(1) != 1 {
 		t.Fatal("sizes wrong after swap")
 	}
-	tx = s.BeginAll()
-	if err := tx.FlushDB(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	tx.Close()
+	writeAll(t, s, func(tx *Tx) error { return tx.FlushDB(0) })
 	if s.DBSize(0) != 0 || s.DBSize(1) != 1 {
 		t.Fatalf("sizes after FLUSHDB: %d %d", s.DBSize(0), s.DBSize(1))
 	}
