@@ -348,14 +348,9 @@ func (z *zwriter) put(member []byte, score float64) error {
 	if len(member) > zsetListpackValue {
 		z.longMember = zyes
 	}
-	if encoding.IsNegZero(score) {
-		keep, err := z.keepNegZero(member, true)
-		if err != nil {
-			return err
-		}
-		if !keep {
-			score = 0
-		}
+	score, err := z.storedScore(member, score, true)
+	if err != nil {
+		return err
 	}
 	z.widen(encoding.ScoreBits(score))
 	if err := z.writeScore(member, score); err != nil {
@@ -367,14 +362,9 @@ func (z *zwriter) put(member []byte, score float64) error {
 
 // move changes the score of a member from old to score.
 func (z *zwriter) move(member []byte, old, score float64) error {
-	if encoding.IsNegZero(score) {
-		keep, err := z.keepNegZero(member, false)
-		if err != nil {
-			return err
-		}
-		if !keep {
-			score = 0
-		}
+	score, err := z.storedScore(member, score, false)
+	if err != nil {
+		return err
 	}
 	if err := z.tx.del(z.c, z.scoreKey(old, member)); err != nil {
 		return err
@@ -382,6 +372,19 @@ func (z *zwriter) move(member []byte, old, score float64) error {
 	z.left(encoding.ScoreBits(old))
 	z.widen(encoding.ScoreBits(score))
 	return z.writeScore(member, score)
+}
+
+// storedScore is the score a write of member stores: score itself, except
+// that a -0 becomes 0 where Redis would not keep its sign (keepNegZero).
+func (z *zwriter) storedScore(member []byte, score float64, adding bool) (float64, error) {
+	if !encoding.IsNegZero(score) {
+		return score, nil
+	}
+	keep, err := z.keepNegZero(member, adding)
+	if err != nil || keep {
+		return score, err
+	}
+	return 0, nil
 }
 
 // writeScore writes a member's record and its score index entry.
