@@ -92,11 +92,12 @@ func run(args []string) error {
 		return err
 	}
 	st, err := store.Open(eng, store.Options{
-		Databases:    cfg.Databases(),
-		Sync:         mode,
-		Logger:       log,
-		ReapInterval: time.Second / time.Duration(cfg.Hz()),
-		KeyCacheSize: cfg.KeyCacheSize(),
+		Databases:        cfg.Databases(),
+		Sync:             mode,
+		Logger:           log,
+		ReapInterval:     time.Second / time.Duration(cfg.Hz()),
+		KeyCacheSize:     cfg.KeyCacheSize(),
+		MemberFilterSize: cfg.MemberFilterSize(),
 	})
 	if err != nil {
 		_ = eng.Close()

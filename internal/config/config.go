@@ -32,6 +32,7 @@ type Config struct {
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
+	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
 	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
 }
@@ -267,6 +268,10 @@ func (c *Config) CacheSize() int64 { return c.cacheSize.Load() }
 
 // KeyCacheSize returns the size of the store's key cache in bytes.
 func (c *Config) KeyCacheSize() int64 { return c.keyCacheSize.Load() }
+
+// MemberFilterSize returns the memory for the store's member filters in
+// bytes.
+func (c *Config) MemberFilterSize() int64 { return c.memberFilterSize.Load() }
 
 // TCPKeepAlive returns the TCP keep-alive period of client connections; 0
 // disables keep-alive.

@@ -33,6 +33,7 @@ func TestGet(t *testing.T) {
 		{"logfile", ""},
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},
+		{"member-filter-size", "33554432"},
 		{"pidfile", ""},
 		{"pprof-addr", ""},
 		{"port", "6379"},

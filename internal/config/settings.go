@@ -152,6 +152,14 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.maxClients },
 	},
 	{
+		// Not a Redis setting: the memory for the member filters of
+		// hashes, sets and sorted sets created since start, which spare
+		// adding a new member its lookup.
+		name: "member-filter-size", kind: kindMemory,
+		min: 0, max: math.MaxInt64, def: value{n: 32 << 20},
+		num: func(c *Config) *atomic.Int64 { return &c.memberFilterSize },
+	},
+	{
 		name: "pidfile", kind: kindString,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.pidFile },
 	},

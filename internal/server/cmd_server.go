@@ -392,6 +392,8 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"go_heap_sys", strconv.FormatUint(m.HeapSys, 10)},
 			{"go_gc_count", strconv.FormatUint(uint64(m.NumGC), 10)},
 		}
+		filters, filterBytes := s.st.MemberFilterUsage()
+		out = append(out, [2]string{"member_filters", strconv.Itoa(filters)}, [2]string{"member_filter_bytes", itoa(filterBytes)})
 		for _, st := range s.st.Engine().Stats() {
 			out = append(out, [2]string{st.Name, st.Value})
 		}
@@ -420,6 +422,8 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"expired_stale_index_entries", itoa(st.ExpiredStale.Load())},
 			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
 			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
+			// Not a Redis field: member lookups a member filter answered.
+			{"member_lookups_filtered", itoa(st.FilteredReads.Load())},
 			{"total_error_replies", itoa(s.stats.errors.total.Load())},
 			{"total_reads_processed", itoa(s.stats.reads.Load())},
 			{"total_writes_processed", itoa(s.stats.writes.Load())},

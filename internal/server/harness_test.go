@@ -63,7 +63,7 @@ func serveTest(t testing.TB, cfg *config.Config, eng engine.Engine, log *slog.Lo
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize()})
+	st, err := store.Open(eng, store.Options{Databases: cfg.Databases(), Sync: mode, Logger: log, ReapInterval: 10 * time.Millisecond, KeyCacheSize: cfg.KeyCacheSize(), MemberFilterSize: cfg.MemberFilterSize()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // index entry, and every collection's size equals its sub-key count. It
 // reads everything: for tests and offline checks, not for a live server
 // under load (it takes every lock). It also verifies that the key cache
-// agrees with the engine.
+// agrees with the engine, and that member filters hold every member.
 func Check(s *Store) error {
 	if err := checkKeys(s); err != nil {
 		return err
@@ -138,6 +138,9 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	if err != nil {
 		return err
 	}
+	if err := checkMemberFilter(s, pdb, key, m); err != nil {
+		return err
+	}
 	if members != m.Size {
 		return fmt.Errorf("%s %q: size field %d, %d members", m.Type, key, m.Size, members)
 	}
@@ -165,6 +168,28 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		}
 	}
 	return nil
+}
+
+// checkMemberFilter verifies that the member filter of a collection's
+// version, if it has one, holds every member: a member it missed would be
+// written a second time as new.
+func checkMemberFilter(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
+	f := s.filters.lookup(m.Version)
+	if f == nil {
+		return nil
+	}
+	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, pdb, key, m.Version)
+	it, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if member := it.Key()[len(p):]; !f.mayHold(s.filters.hash(member)) {
+			return fmt.Errorf("%s %q: member %q missing from the member filter", m.Type, key, member)
+		}
+	}
+	return it.Error()
 }
 
 // checkZSetIndex verifies a sorted set's score index: one entry per member,

@@ -31,6 +31,10 @@ type collection struct {
 	pbuf   []byte
 	pmem   [96]byte
 	vmem   [24]byte
+	// filter is the member filter of version filterVersion (see
+	// Tx.memberFilter), nil if it has none.
+	filter        *memberFilter
+	filterVersion uint64
 }
 
 // openCollection reads key as a collection of type t; an absent key yields
@@ -75,6 +79,7 @@ func (tx *Tx) create(c *collection) error {
 	c.Meta.Size = 0
 	c.Meta.ExpireMs = 0
 	c.forgetPrefixes()
+	tx.filterCreate(c)
 	return nil
 }
 
@@ -153,6 +158,7 @@ func (tx *Tx) set(c *collection, k, v []byte) error {
 	if err := tx.checkWrite(c.key); err != nil {
 		return err
 	}
+	tx.filterAdd(c, k)
 	return tx.b.Set(k, v)
 }
 

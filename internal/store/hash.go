@@ -128,7 +128,7 @@ func (h *hashState) ttlKey(expireMs int64, field []byte) []byte {
 // hashRecord reads one field's record through the batch (this command's own
 // writes included). The value is a copy.
 func (tx *Tx) hashRecord(h *hashState, field []byte) (hashField, error) {
-	if !h.hasRecords() {
+	if !h.hasRecords() || !tx.mayHold(h.collection, field) {
 		return hashField{}, nil
 	}
 	v, found, err := tx.get(h.subKey(field))

@@ -73,7 +73,7 @@ func openBenchStore(b *testing.B, cacheSize int64, now func() time.Time) *Store 
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, Now: now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache})
+	s, err := Open(eng, Options{Databases: 1, Sync: SyncNo, Now: now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
 	if err != nil {
 		b.Fatal(err)
 	}

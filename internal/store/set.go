@@ -123,7 +123,7 @@ func (tx *Tx) SAdd(db int, key []byte, members [][]byte) (int64, error) {
 				}
 				seen[string(m)] = struct{}{}
 			}
-		} else if _, found, err := tx.get(k); err != nil {
+		} else if found, err := tx.hasMember(c, k, m); err != nil {
 			return 0, err
 		} else if found {
 			continue
@@ -159,7 +159,7 @@ func (tx *Tx) SRem(db int, key []byte, members [][]byte) (int64, error) {
 		k := kb.key(m)
 		// The batch reads its own deletes, so a repeated argument is
 		// found only once.
-		_, found, err := tx.get(k)
+		found, err := tx.hasMember(c, k, m)
 		if err != nil {
 			return 0, err
 		}
@@ -279,7 +279,7 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 		return false, err
 	}
 	sk := s.SubKey(member)
-	_, found, err := tx.get(sk)
+	found, err := tx.hasMember(s, sk, member)
 	if err != nil || !found || bytes.Equal(src, dst) {
 		return found, err
 	}
@@ -298,7 +298,7 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 		return false, err
 	}
 	dk := d.SubKey(member)
-	_, found, err = tx.get(dk)
+	found, err = tx.hasMember(d, dk, member)
 	if err != nil {
 		return false, err
 	}

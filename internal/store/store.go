@@ -75,6 +75,10 @@ type Options struct {
 	// KeyCacheSize is the memory, in bytes, for recently used metadata
 	// records (see keyCache); 0 means no cache.
 	KeyCacheSize int64
+	// MemberFilterSize is the memory, in bytes, for the member filters of
+	// hashes, sets and sorted sets created since the store opened (see
+	// memberFilters); 0 means none.
+	MemberFilterSize int64
 }
 
 // Store is an open data model over an engine.
@@ -93,6 +97,8 @@ type Store struct {
 	versions versionLease
 	// keys caches metadata records; nil when disabled.
 	keys *keyCache
+	// filters spare new members' lookups; nil when disabled.
+	filters *memberFilters
 	// setModels and setPops keep what SPOP and SRANDMEMBER learnt about
 	// big sets between commands (see set.go).
 	setModels setModelCache
@@ -131,6 +137,8 @@ type Stats struct {
 	LastSyncError  atomic.Pointer[string]
 	// LastDurable is the unix time of the last WAL sync (LASTSAVE).
 	LastDurable atomic.Int64
+	// FilteredReads counts member lookups a member filter answered.
+	FilteredReads atomic.Int64
 }
 
 // Open loads the store's bookkeeping and starts its background work (expiry
@@ -159,6 +167,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		counts:    make([]atomic.Pointer[shardCounts], MaxDatabases),
 		stop:      make(chan struct{}),
 		keys:      newKeyCache(o.KeyCacheSize, o.Databases),
+		filters:   newMemberFilters(o.MemberFilterSize),
 	}
 	s.sync.Store(int32(o.Sync))
 	s.access.startMs = o.Now().UnixMilli()

@@ -29,7 +29,7 @@ func openTestStore(t *testing.T) (*Store, *testClock) {
 	}
 	clock := &testClock{}
 	clock.ms.Store(1_700_000_000_000)
-	s, err := Open(eng, Options{Databases: 4, Now: clock.now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache})
+	s, err := Open(eng, Options{Databases: 4, Now: clock.now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
 	if err != nil {
 		t.Fatal(err)
 	}

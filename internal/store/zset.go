@@ -325,7 +325,7 @@ func (z *zwriter) scoreKey(score float64, member []byte) []byte {
 // score reads a member's score through the batch (this command's own
 // writes included).
 func (z *zwriter) score(member []byte) (float64, bool, error) {
-	if !z.c.Exists && z.c.Meta.Version == 0 {
+	if !z.c.Exists && z.c.Meta.Version == 0 || !z.tx.mayHold(z.c, member) {
 		return 0, false, nil
 	}
 	v, err := z.tx.r.Get(z.subKey(member), z.gb[:0])
