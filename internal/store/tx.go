@@ -575,35 +575,37 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 // field-expiry index (a hash's earliest field deadline) in step with a
 // metadata record going from old to m; either may be nil (created, deleted).
 func (tx *Tx) updateDeadlineIndexes(mk []byte, old, m *encoding.Meta) error {
-	type index struct {
-		deadline func(*encoding.Meta) int64
-		key      func(dst []byte, ms int64, mk []byte) []byte
+	// Plain fields, not a table of accessor funcs: calls through func
+	// values would make old and m escape, two allocations per write.
+	var oldKey, newKey, oldField, newField int64
+	if old != nil {
+		oldKey, oldField = old.ExpireMs, encoding.FieldDeadline(old)
 	}
-	for _, ix := range [...]index{
-		{func(m *encoding.Meta) int64 { return m.ExpireMs }, encoding.AppendExpireKey},
-		{encoding.FieldDeadline, encoding.AppendFieldExpireKey},
-	} {
-		var before, after int64
-		if old != nil {
-			before = ix.deadline(old)
+	if m != nil {
+		newKey, newField = m.ExpireMs, encoding.FieldDeadline(m)
+	}
+	if err := tx.moveDeadline(mk, oldKey, newKey, encoding.AppendExpireKey); err != nil {
+		return err
+	}
+	return tx.moveDeadline(mk, oldField, newField, encoding.AppendFieldExpireKey)
+}
+
+// moveDeadline moves mk's entry in one deadline index from deadline before
+// to after (0: no entry); indexKey builds the index's keys.
+func (tx *Tx) moveDeadline(mk []byte, before, after int64, indexKey func(dst []byte, ms int64, mk []byte) []byte) error {
+	if before == after {
+		return nil
+	}
+	if before != 0 {
+		tx.keyBuf2 = indexKey(tx.keyBuf2[:0], before, mk)
+		if err := tx.b.Delete(tx.keyBuf2); err != nil {
+			return err
 		}
-		if m != nil {
-			after = ix.deadline(m)
-		}
-		if before == after {
-			continue
-		}
-		if before != 0 {
-			tx.keyBuf2 = ix.key(tx.keyBuf2[:0], before, mk)
-			if err := tx.b.Delete(tx.keyBuf2); err != nil {
-				return err
-			}
-		}
-		if after != 0 {
-			tx.keyBuf2 = ix.key(tx.keyBuf2[:0], after, mk)
-			if err := tx.b.Set(tx.keyBuf2, nil); err != nil {
-				return err
-			}
+	}
+	if after != 0 {
+		tx.keyBuf2 = indexKey(tx.keyBuf2[:0], after, mk)
+		if err := tx.b.Set(tx.keyBuf2, nil); err != nil {
+			return err
 		}
 	}
 	return nil
