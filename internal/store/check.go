@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
@@ -35,16 +36,21 @@ func checkKeyCache(s *Store) error {
 	for i := range s.keys.shards {
 		sh := &s.keys.shards[i]
 		sh.mu.Lock()
-		for mk, e := range sh.m {
-			raw, err := s.eng.Get([]byte(mk), nil)
+		for h, e := range sh.m {
+			mk := e.key()
+			if h != maphash.Bytes(s.keys.seed, mk) {
+				sh.mu.Unlock()
+				return fmt.Errorf("key cache: %q filed under another key's hash", mk)
+			}
+			raw, err := s.eng.Get(mk, nil)
 			found := err == nil
 			if err != nil && !errors.Is(err, engine.ErrNotFound) {
 				sh.mu.Unlock()
 				return err
 			}
-			if found != e.found || !bytes.Equal(raw, e.raw) {
+			if found != e.found || !bytes.Equal(raw, e.raw()) {
 				sh.mu.Unlock()
-				return fmt.Errorf("key cache: %q cached as (%t, %x), engine has (%t, %x)", mk, e.found, e.raw, found, raw)
+				return fmt.Errorf("key cache: %q cached as (%t, %x), engine has (%t, %x)", mk, e.found, e.raw(), found, raw)
 			}
 		}
 		sh.mu.Unlock()
@@ -62,7 +68,7 @@ func checkKeyCache(s *Store) error {
 		for ok := it.First(); ok; ok = it.Next() {
 			sh := &s.keys.shards[stripeOf(it.Key()[encoding.MetaPrefixLen:])]
 			sh.mu.Lock()
-			e, cached := sh.m[string(it.Key())]
+			e, cached := s.keys.entry(sh, it.Key())
 			sh.mu.Unlock()
 			if !cached || !e.found {
 				err := fmt.Errorf("key cache: database %d held whole, but %q is not cached", pdb, it.Key())

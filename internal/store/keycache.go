@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -37,28 +39,43 @@ type keyCache struct {
 	shardBudget int
 	maxEntry    int
 	complete    []atomic.Bool // by physical database
+	seed        maphash.Seed
 }
 
+// cacheShard maps the hash of a metadata key to its entry. A map keyed by
+// the hash rather than the key itself costs a write no allocation (a
+// string key is made anew on every assignment) and a lookup one cache miss
+// less (the key is compared where the record is); two keys of one shard
+// with the same hash take turns in the slot.
 type cacheShard struct {
 	mu sync.Mutex
 	// gen counts writes to the shard; see keyCache.
 	gen   uint64
 	bytes int
-	m     map[string]cacheEntry
+	m     map[uint64]cacheEntry
 }
 
+// cacheEntry holds a metadata key and its record (or found false: the key
+// is absent) in one buffer.
 type cacheEntry struct {
-	raw   []byte
+	buf   []byte
+	klen  uint32
 	found bool
 }
+
+func (e *cacheEntry) key() []byte { return e.buf[:e.klen] }
+func (e *cacheEntry) raw() []byte { return e.buf[e.klen:] }
+
+// cost approximates what an entry takes: its buffer and entryOverhead.
+func (e *cacheEntry) cost() int { return cap(e.buf) + entryOverhead }
 
 // cacheShards is the number of shards; a key's shard is its lock stripe, so
 // writers to one shard already hold the same stripe lock.
 const cacheShards = stripeCount
 
-// entryOverhead approximates what an entry costs beyond its bytes: the map
-// slot, the string and slice headers and the allocations' rounding.
-const entryOverhead = 96
+// entryOverhead approximates what an entry costs beyond its buffer: the map
+// slot and the allocation's rounding.
+const entryOverhead = 64
 
 // newKeyCache returns a cache of about budget bytes for a store of
 // databases physical databases, none of them complete yet, or nil (no
@@ -71,6 +88,7 @@ func newKeyCache(budget int64, databases int) *keyCache {
 		shards:      make([]cacheShard, cacheShards),
 		shardBudget: int(budget / cacheShards),
 		complete:    make([]atomic.Bool, databases),
+		seed:        maphash.MakeSeed(),
 	}
 	// One entry may take at most a quarter of its shard, and never more
 	// than 4 KiB: large values would evict many small ones for one hit.
@@ -81,15 +99,23 @@ func newKeyCache(budget int64, databases int) *keyCache {
 // lookup appends the cached record of mk to dst. ok reports a hit; gen is
 // the shard's generation, for a later fill after a miss.
 func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok bool, gen uint64) {
+	h := maphash.Bytes(c.seed, mk)
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
-	e, ok := sh.m[string(mk)]
+	e, ok := sh.m[h]
+	ok = ok && bytes.Equal(e.key(), mk)
 	if ok {
-		dst = append(dst[:0], e.raw...)
+		dst = append(dst[:0], e.raw()...)
 	}
 	gen = sh.gen
 	sh.mu.Unlock()
-	return dst, e.found, ok, gen
+	return dst, ok && e.found, ok, gen
+}
+
+// entry returns mk's entry, for checks.
+func (c *keyCache) entry(sh *cacheShard, mk []byte) (cacheEntry, bool) {
+	e, ok := sh.m[maphash.Bytes(c.seed, mk)]
+	return e, ok && bytes.Equal(e.key(), mk)
 }
 
 // holdsAll reports whether the cache holds every metadata record of physical
@@ -147,15 +173,16 @@ func (c *keyCache) store(stripe uint16, mk, raw []byte, found bool) {
 
 // forget drops mk's entry, after a commit that may or may not have applied.
 func (c *keyCache) forget(stripe uint16, mk []byte) {
+	h := maphash.Bytes(c.seed, mk)
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
 	sh.gen++
 	// The commit may have applied: the engine may hold a record the cache
 	// does not.
 	losing(c, mk)
-	if e, ok := sh.m[string(mk)]; ok {
-		sh.bytes -= entryCost(len(mk), e.raw)
-		delete(sh.m, string(mk))
+	if e, ok := sh.m[h]; ok && bytes.Equal(e.key(), mk) {
+		sh.bytes -= e.cost()
+		delete(sh.m, h)
 	}
 	sh.mu.Unlock()
 }
@@ -177,27 +204,32 @@ func (c *keyCache) clear() {
 }
 
 func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
-	e, had := sh.m[string(mk)]
+	h := maphash.Bytes(c.seed, mk)
+	e, had := sh.m[h]
 	if had {
-		sh.bytes -= entryCost(len(mk), e.raw)
+		sh.bytes -= e.cost()
+		if e.found && !bytes.Equal(e.key(), mk) {
+			// Another key with the same hash: its entry goes.
+			losing(c, e.key())
+		}
 	}
 	if len(mk)+len(raw) > c.maxEntry {
 		if found {
 			losing(c, mk)
 		}
 		if had {
-			delete(sh.m, string(mk))
+			delete(sh.m, h)
 		}
 		return
 	}
 	if sh.m == nil {
-		sh.m = make(map[string]cacheEntry)
+		sh.m = make(map[uint64]cacheEntry)
 	}
 	// Readers copy under the shard lock, so an entry's buffer may be reused.
-	e.raw = append(e.raw[:0], raw...)
-	e.found = found
-	sh.m[string(mk)] = e
-	sh.bytes += entryCost(len(mk), e.raw)
+	e.buf = append(append(e.buf[:0], mk...), raw...)
+	e.klen, e.found = uint32(len(mk)), found
+	sh.m[h] = e
+	sh.bytes += e.cost()
 	if sh.bytes <= c.shardBudget {
 		return
 	}
@@ -205,16 +237,15 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		if sh.bytes <= c.shardBudget {
 			break
 		}
-		if k == string(mk) {
+		if k == h {
 			continue
 		}
 		if old.found {
 			// An absent key's entry can go: the key is still absent.
-			losing(c, k)
+			losing(c, old.key())
 		}
-		sh.bytes -= entryCost(len(k), old.raw)
+		sh.bytes -= old.cost()
 		delete(sh.m, k)
 	}
 }
 
-func entryCost(keyLen int, raw []byte) int { return keyLen + cap(raw) + entryOverhead }

@@ -3,9 +3,12 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/cairndb/cairn/internal/encoding"
 )
 
 // testKeyCache is the key cache of the stores the tests open: small, so
@@ -75,8 +78,8 @@ func TestKeyCacheBudget(t *testing.T) {
 	}
 	sh := &c.shards[7]
 	sum := 0
-	for k, e := range sh.m {
-		sum += entryCost(len(k), e.raw)
+	for _, e := range sh.m {
+		sum += e.cost()
 	}
 	if sum != sh.bytes {
 		t.Fatalf("shard accounts %d bytes, entries cost %d", sh.bytes, sum)
@@ -348,4 +351,31 @@ func TestKeyCacheCheckCatchesWrongHold(t *testing.T) {
 		t.Fatal("check passed with database 1 held whole and its key not cached")
 	}
 	s.keys.clear() // leave the store consistent for the cleanup's check
+}
+
+// BenchmarkKeyCache looks up and then replaces the entry of a random key
+// out of 100,000, as a SET of redis-benchmark -r 100000 does: the cache's
+// share of a write's cost.
+func BenchmarkKeyCache(b *testing.B) {
+	const keys = 100_000
+	c := newKeyCache(256<<20, 16)
+	mks := make([][]byte, keys)
+	raw := bytes.Repeat([]byte("v"), 140)
+	for i := range mks {
+		key := fmt.Appendf(nil, "key:%012d", i)
+		mks[i] = encoding.AppendMetaKey(nil, 0, key)
+		c.store(stripeOf(key), mks[i], raw, true)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var dst []byte
+	for b.Loop() {
+		i := rng.IntN(keys)
+		st := stripeOf(mks[i][encoding.MetaPrefixLen:])
+		var ok bool
+		dst, _, ok, _ = c.lookup(st, mks[i], dst)
+		if !ok {
+			b.Fatal("miss")
+		}
+		c.store(st, mks[i], raw, true)
+	}
 }

@@ -264,7 +264,7 @@ func TestKeyCacheWholeFailedCommit(t *testing.T) {
 // evicted (and the flag lost) while readers race them; every key read
 // after its write was acknowledged must be found.
 func TestKeyCacheWholeConcurrentEvictions(t *testing.T) {
-	s, closeStore := openWholeStore(t, vfs.NewMem(), cacheShards*1024, nil)
+	s, closeStore := openWholeStore(t, vfs.NewMem(), cacheShards*384, nil)
 	defer closeStore()
 	const writers, perWriter = 3, 1500
 	var acked [writers]atomic.Int64 // keys 0..acked-1 of each writer are acknowledged
