@@ -480,6 +480,10 @@ func (r *results) writeBTM(b io.Writer) {
 	p("## Bigger than memory\n\n")
 	p("%s keys of %d random (incompressible) bytes = %s of values, %.1f× Cairn's %s block cache. ",
 		fmtOps(float64(t.Keys)), t.ValueSize, fmtBytes(data), float64(data)/float64(t.CacheSize), fmtBytes(t.CacheSize))
+	if t.KeyCacheSize > 0 {
+		p("Cairn also keeps its key cache (key-cache-size %s), which holds recently used records with their values: %.1f× the two caches together. ",
+			fmtBytes(t.KeyCacheSize), float64(data)/float64(t.CacheSize+t.KeyCacheSize))
+	}
 	p("Loaded by %d clients pipelining %d SETs each; then uniformly random GET/SET %.0f/%.0f from %d clients, one command in flight each, measured two ways:\n\n",
 		t.LoadConns, t.LoadBatch, t.GetRatio*100, (1-t.GetRatio)*100, t.Conns)
 	p("- **Saturated (closed loop)**: each client sends its next command as soon as its reply arrives, for %v (or %s operations). This finds the highest throughput; its latencies are mostly time spent queued behind the other %d clients on a %d-core machine that also runs the load generator, so they are not service times.\n",
@@ -487,7 +491,8 @@ func (r *results) writeBTM(b io.Writer) {
 	p("- **Fixed rate (open loop)**: the same clients together offer %.0f%% of Cairn's saturated throughput, each on a fixed schedule, for %v; both servers get the same offered rate. ",
 		t.RateFraction*100, t.RateDuration)
 	p("Each latency runs from the command's scheduled send time, not from when it went out, so a stall counts against every command it holds up (no coordinated omission, as in wrk2). ")
-	p("\"Client lag\" is how late the load generator itself sent against that schedule: it is part of the latencies, and a large figure means the client ran short of CPU too. This is the latency to quote.\n\n")
+	p("\"Client lag\" is how late the load generator itself sent against that schedule, and \"client scheduling delay\" how long its goroutines waited for a processor (to send, or to read a reply that had arrived; the Go runtime's bucket bounds): both are part of the latencies, and large figures mean the client ran short of CPU too. ")
+	p("The CPU row shows where the machine's cores went during each fixed-rate window: the server, the load generator, other processes (the machine may be shared: anything there competes with both) and the kernel's interrupt work (mostly the loopback network). This is the latency to quote.\n\n")
 	p("Latencies from HdrHistograms of every operation. One run per server. ")
 	p("The machine's page cache is not limited, so reads beyond the block cache may still be served from the OS's memory rather than the disk.\n\n")
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
@@ -515,6 +520,13 @@ func (r *results) writeBTM(b io.Writer) {
 	p("| **fixed rate: GET p50 / p99 / p99.9 ms** | %s | %s |\n", latencyCells(t.Fixed.Get), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Get) }))
 	p("| fixed rate: SET p50 / p99 / p99.9 ms | %s | %s |\n", latencyCells(t.Fixed.Set), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Set) }))
 	p("| fixed rate: client lag p50 / p99 / p99.9 ms | %s | %s |\n", latencyCells(t.Fixed.Lag), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Lag) }))
+	if t.Fixed.Sched.Count > 0 {
+		p("| fixed rate: client scheduling delay p50 / p99 / p99.9 ms | %s | %s |\n", latencyCells(t.Fixed.Sched), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Sched) }))
+	}
+	if t.FixedCPU != (cpuUse{}) {
+		p("| fixed rate: CPU, cores: server / load generator / other processes / interrupts | %s | %s |\n", cpuCells(t.FixedCPU),
+			redisFixed(func(loadgen.MixResult) string { return cpuCells(t.RedisFixedCPU) }))
+	}
 	if t.Fixed.Unsent > 0 || (t.RedisFixed != nil && t.RedisFixed.Unsent > 0) {
 		p("| fixed rate: sends still behind schedule at the end | %s | %s |\n", fmtOps(float64(t.Fixed.Unsent)),
 			redisFixed(func(m loadgen.MixResult) string { return fmtOps(float64(m.Unsent)) }))
@@ -535,6 +547,14 @@ func (r *results) writeBTM(b io.Writer) {
 		p("– |\n")
 	}
 	p("| on disk | %s | – |\n\n", diskCell(t.Disk, t.Keys))
+}
+
+func cpuCells(u cpuUse) string {
+	s := fmt.Sprintf("%.2f / %.2f / %.2f / %.2f", u.Server, u.Client, u.Others, u.Interrupts)
+	if u.Steal >= 0.01 {
+		s += fmt.Sprintf(" (steal %.2f)", u.Steal)
+	}
+	return s
 }
 
 func latencyCellsMax(l loadgen.Latency) string {

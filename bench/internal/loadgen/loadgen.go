@@ -11,7 +11,10 @@
 // schedule, and each latency runs from the command's scheduled send time,
 // not from when it was actually sent: a stall that delays later commands
 // counts against every one of them instead of silently thinning the sample
-// ("coordinated omission", the method of wrk2 and HdrHistogram).
+// ("coordinated omission", the method of wrk2 and HdrHistogram). Whatever
+// the client itself loses between a command falling due and its reply being
+// read is charged to the server the same way, so the pacing is built not to
+// lose any (see pacer).
 //
 // Values are random bytes on purpose: a compressible value would let Pebble's
 // block compression shrink the data below the cache size and the "bigger
@@ -26,7 +29,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -187,6 +189,13 @@ type MixResult struct {
 	GetSent Latency
 	Lag     Latency
 	Unsent  int64
+	// Sched is how long the load generator's goroutines waited, runnable,
+	// for a processor during the mix (the Go runtime's
+	// /sched/latencies:seconds, as bucket upper bounds, for the whole
+	// process): a reply that has arrived is not read, and a command that is
+	// due is not sent, until its goroutine runs. Like Lag it is the
+	// client's delay inside the latencies; both runs.
+	Sched Latency
 }
 
 // OpsPerSec is the mix's throughput.
@@ -262,6 +271,16 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(w)+1))
 			vrng := rand.NewChaCha8(seed32(cfg.Seed^0x5eed, uint64(w)))
 			val := make([]byte, cfg.ValueSize)
+			var pc *pacer
+			if interval > 0 {
+				var err error
+				if pc, err = newPacer(); err != nil {
+					ready.Done()
+					errc <- err
+					return
+				}
+				defer pc.Close()
+			}
 			conn := c.Conn() // one connection per worker for the whole run
 			defer conn.Close()
 			err := conn.Ping(ctx).Err() // connect before the clock starts
@@ -296,8 +315,9 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 				}
 				var t0 time.Time
 				if interval > 0 {
-					if wait := time.Until(next); wait > 0 {
-						sleep(wait)
+					if err := pc.waitUntil(next); err != nil {
+						errc <- err
+						return
 					}
 					t0 = next
 					next = next.Add(interval)
@@ -344,10 +364,12 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 		}()
 	}
 	ready.Wait()
+	schedBefore := schedLatencies()
 	start = time.Now()
 	close(startGate)
 	wg.Wait()
 	elapsed := time.Since(start)
+	sched := schedLatencies().minus(schedBefore)
 	close(errc)
 	if err := errors.Join(collect(errc)...); err != nil {
 		return MixResult{}, err
@@ -356,7 +378,7 @@ func Mix(ctx context.Context, c *redis.Client, cfg Config) (MixResult, error) {
 		return MixResult{}, err
 	}
 	get, set, all, getSent, lag := NewRecorder(), NewRecorder(), NewRecorder(), NewRecorder(), NewRecorder()
-	res := MixResult{Elapsed: elapsed, Rate: cfg.Rate}
+	res := MixResult{Elapsed: elapsed, Rate: cfg.Rate, Sched: sched.latency()}
 	for _, wk := range workers {
 		get.Merge(wk.get)
 		set.Merge(wk.set)
@@ -381,22 +403,6 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// sleep blocks the calling thread in nanosleep(2) for d. The runtime's
-// timers wake a goroutine through the network poller, whose epoll wait has
-// millisecond resolution: an idle client would send up to a millisecond
-// late and, measuring from the schedule, charge that to the server. d is
-// at most one client's send interval, so ctx is checked soon after.
-func sleep(d time.Duration) {
-	ts := syscall.NsecToTimespec(int64(d))
-	for {
-		var rem syscall.Timespec
-		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
-			return
-		}
-		ts = rem
-	}
 }
 
 func opName(isGet bool) string {

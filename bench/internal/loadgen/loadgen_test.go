@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -181,5 +182,60 @@ func TestMixRejectsBadConfig(t *testing.T) {
 		if _, err := Mix(context.Background(), nil, cfg); err == nil {
 			t.Errorf("Mix(%+v) accepted a bad config", cfg)
 		}
+	}
+}
+
+// TestPacerNeverEarly checks that a wait ends no sooner than its time,
+// including when the time has passed or is a tick away: a send before its
+// scheduled time would shorten the latency measured from that time.
+func TestPacerNeverEarly(t *testing.T) {
+	p, err := newPacer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, d := range []time.Duration{-time.Millisecond, 0, time.Microsecond, 50 * time.Microsecond, 2 * time.Millisecond} {
+		at := time.Now().Add(d)
+		if err := p.waitUntil(at); err != nil {
+			t.Fatalf("waitUntil(now%+v): %v", d, err)
+		}
+		if now := time.Now(); now.Before(at) {
+			t.Errorf("waitUntil(now%+v) returned %v early", d, at.Sub(now))
+		}
+	}
+}
+
+func TestSchedHistLatency(t *testing.T) {
+	buckets := []float64{0, 1e-6, 1e-5, 1e-4, 1e-3, math.Inf(1)}
+	us := time.Microsecond
+	tests := []struct {
+		name   string
+		before []uint64
+		after  []uint64
+		want   Latency
+	}{
+		{"empty", []uint64{0, 0, 0, 0, 0}, []uint64{0, 0, 0, 0, 0}, Latency{}},
+		{"all in one bucket", []uint64{0, 0, 0, 0, 0}, []uint64{0, 10, 0, 0, 0},
+			Latency{Count: 10, P50: 10 * us, P99: 10 * us, P999: 10 * us, Max: 10 * us}},
+		{"tail in a later bucket", []uint64{0, 0, 0, 0, 0}, []uint64{990, 0, 9, 1, 0},
+			Latency{Count: 1000, P50: us, P99: us, P999: 100 * us, Max: 1000 * us}},
+		{"only the difference counts", []uint64{500, 0, 0, 0, 7}, []uint64{600, 0, 0, 100, 7},
+			Latency{Count: 200, P50: us, P99: 1000 * us, P999: 1000 * us, Max: 1000 * us}},
+		{"open last bucket reports its lower bound", []uint64{0, 0, 0, 0, 0}, []uint64{0, 0, 0, 0, 1},
+			Latency{Count: 1, P50: 1000 * us, P99: 1000 * us, P999: 1000 * us, Max: 1000 * us}},
+	}
+	for _, tc := range tests {
+		b := schedHist{counts: tc.before, buckets: buckets}
+		a := schedHist{counts: tc.after, buckets: buckets}
+		if got := a.minus(b).latency(); got != tc.want {
+			t.Errorf("%s: latency = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSchedLatenciesReadsRuntime(t *testing.T) {
+	h := schedLatencies()
+	if len(h.counts) == 0 || len(h.buckets) != len(h.counts)+1 {
+		t.Fatalf("runtime histogram %s: %d counts, %d bucket bounds", schedMetric, len(h.counts), len(h.buckets))
 	}
 }
