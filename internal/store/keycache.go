@@ -53,6 +53,10 @@ type cacheShard struct {
 	gen   uint64
 	bytes int
 	m     map[uint64]cacheEntry
+	// spare is the buffer of the entry evicted last, for the next new
+	// entry: a cache that misses all the time (data larger than it)
+	// would otherwise allocate a buffer per miss and keep the GC busy.
+	spare []byte
 }
 
 // cacheEntry holds a metadata key and its record (or found false: the key
@@ -226,6 +230,9 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		sh.m = make(map[uint64]cacheEntry)
 	}
 	// Readers copy under the shard lock, so an entry's buffer may be reused.
+	if e.buf == nil && cap(sh.spare) >= len(mk)+len(raw) {
+		e.buf, sh.spare = sh.spare, nil
+	}
 	e.buf = append(append(e.buf[:0], mk...), raw...)
 	e.klen, e.found = uint32(len(mk)), found
 	sh.m[h] = e
@@ -246,6 +253,7 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		}
 		sh.bytes -= old.cost()
 		delete(sh.m, k)
+		sh.spare = old.buf
 	}
 }
 

@@ -379,3 +379,29 @@ func BenchmarkKeyCache(b *testing.B) {
 		c.store(st, mks[i], raw, true)
 	}
 }
+
+// A cache smaller than the data evicts on every miss; the evicted entry's
+// buffer serves the next one, so the churn allocates nothing.
+func TestKeyCacheChurnReusesBuffers(t *testing.T) {
+	c := newKeyCache(cacheShards*8<<10, 1)
+	val := bytes.Repeat([]byte("v"), 1024)
+	mk := func(i int) []byte { return fmt.Appendf(nil, "\x01\x00\x00key:%08d", i) }
+	for i := range 64 {
+		c.store(0, mk(i), val, true) // fills shard 0 past its budget
+	}
+	keys := make([][]byte, 1000)
+	for i := range keys {
+		keys[i] = mk(1000 + i)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(len(keys)-1, func() {
+		c.store(0, keys[i], val, true)
+		i++
+	})
+	if allocs > 0.1 {
+		t.Errorf("%.2f allocations per store into a full shard, want none", allocs)
+	}
+	if sh := &c.shards[0]; sh.bytes > c.shardBudget {
+		t.Errorf("shard holds %d bytes, budget %d", sh.bytes, c.shardBudget)
+	}
+}
