@@ -76,10 +76,10 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 		RateFraction: s.BTMRateFraction, RateDuration: s.BTMRateDuration,
 	}
 
-	h.logf("bigger-than-memory: Cairn with --cache-size %s; loading %d keys × %d B (%s, %.1f× the cache)",
-		s.BTMCache, cfg.Keys, cfg.ValueSize, fmtBytes(int64(cfg.Keys)*int64(cfg.ValueSize)),
+	h.logf("bigger-than-memory: Cairn with --cache-size %s --key-cache-size %s; loading %d keys × %d B (%s, %.1f× the block cache)",
+		s.BTMCache, s.BTMKeyCache, cfg.Keys, cfg.ValueSize, fmtBytes(int64(cfg.Keys)*int64(cfg.ValueSize)),
 		float64(cfg.Keys)*float64(cfg.ValueSize)/float64(s.BTMCacheSize))
-	cp, err := h.startCairn(ctx, "btm", cairnConfig{appendfsync: "everysec", cacheSize: s.BTMCache})
+	cp, err := h.startCairn(ctx, "btm", cairnConfig{appendfsync: "everysec", cacheSize: s.BTMCache, keyCacheSize: s.BTMKeyCache})
 	if err != nil {
 		return err
 	}

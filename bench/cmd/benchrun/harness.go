@@ -213,7 +213,9 @@ func (h *harness) dataDir(name string) (string, error) {
 type cairnConfig struct {
 	appendfsync string
 	cacheSize   string
-	dir         string // reuse this data directory (restart); empty: a fresh one
+	// keyCacheSize is passed as key-cache-size unless empty (the default).
+	keyCacheSize string
+	dir          string // reuse this data directory (restart); empty: a fresh one
 }
 
 // startCairn starts Cairn and returns it with the exact arguments used.
@@ -231,6 +233,9 @@ func (h *harness) startCairn(ctx context.Context, label string, c cairnConfig) (
 	}
 	args := []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
 		"--appendfsync", c.appendfsync, "--cache-size", c.cacheSize}
+	if c.keyCacheSize != "" {
+		args = append(args, "--key-cache-size", c.keyCacheSize)
+	}
 	if h.opts.pprof {
 		pport, err := procs.FreePort()
 		if err != nil {

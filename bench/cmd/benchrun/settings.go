@@ -34,7 +34,11 @@ type settings struct {
 	BTMKeys      int
 	BTMValueSize int
 	BTMCache     string // as passed to Cairn
-	BTMCacheSize int64  // the same in bytes
+	// BTMKeyCache is Cairn's key-cache-size in the scenario: the key cache
+	// holds recent records with their values, so it counts towards the
+	// memory N must exceed.
+	BTMKeyCache  string
+	BTMCacheSize int64 // the same in bytes
 	BTMConns     int
 	BTMGetRatio  float64
 	BTMDuration  time.Duration
@@ -92,6 +96,7 @@ func settingsFor(o options) (settings, error) {
 		s.DurableRequests = map[int]int{1: 20000, 16: 50000}
 		s.RunSeconds = 2
 		s.BTMCache = "64mb"
+		s.BTMKeyCache = "64mb"
 		s.BTMDuration = 15 * time.Second
 		s.BTMMaxOps = 20_000_000
 		// Long enough to hold the fixed rate's own memtable flushes and
@@ -106,6 +111,7 @@ func settingsFor(o options) (settings, error) {
 		s.DurableRequests = map[int]int{1: 2000, 16: 5000}
 		s.RunSeconds = 0.4
 		s.BTMCache = "16mb"
+		s.BTMKeyCache = "16mb"
 		s.BTMDuration = 5 * time.Second
 		s.BTMMaxOps = 2_000_000
 		s.BTMRateDuration = 3 * time.Second
@@ -120,6 +126,7 @@ func settingsFor(o options) (settings, error) {
 		s.Keyspace = 1000
 		s.MatrixCache = "16mb"
 		s.BTMCache = "1mb"
+		s.BTMKeyCache = "1mb"
 		s.BTMDuration = time.Second
 		s.BTMMaxOps = 100_000
 		s.BTMConns = 8
@@ -159,8 +166,14 @@ func settingsFor(o options) (settings, error) {
 	case o.btmKeys > 0:
 		s.BTMKeys = o.btmKeys
 	case s.BTMKeys == 0:
-		// At least 4× the block cache in raw value bytes.
-		s.BTMKeys = int((4*size + int64(s.BTMValueSize) - 1) / int64(s.BTMValueSize))
+		// At least 4× the memory Cairn caches data in, block cache and key
+		// cache together, in raw value bytes.
+		keyCache, err := parseSize(s.BTMKeyCache)
+		if err != nil {
+			return s, fmt.Errorf("key cache size: %w", err)
+		}
+		cached := size + keyCache
+		s.BTMKeys = int((4*cached + int64(s.BTMValueSize) - 1) / int64(s.BTMValueSize))
 	}
 	if o.btmDuration > 0 {
 		s.BTMDuration = o.btmDuration
