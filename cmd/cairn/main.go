@@ -118,6 +118,7 @@ func run(args []string) error {
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
 	gov := procs.New(srv.Load, 0, log)
+	gov.SetBackground(eng.BackgroundJobs)
 	if _, env := os.LookupEnv("GOMAXPROCS"); env && cfg.Procs() == 0 {
 		gov.Fix(runtime.GOMAXPROCS(0))
 	} else {

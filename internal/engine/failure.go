@@ -336,11 +336,17 @@ func (deadInfo) DeviceID() vfs.DeviceID { return vfs.DeviceID{} }
 
 // eventListener replaces Pebble's reaction to corruption (Fatalf) with a
 // failed engine; the read that met it gets an error from Pebble.
-func eventListener(h *health) *pebble.EventListener {
+func eventListener(h *health, jobs *atomic.Int64) *pebble.EventListener {
 	return &pebble.EventListener{
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
 			h.fail(fmt.Errorf("data corruption in %s: %v", info.Path, info.Details))
 		},
+		// Pebble reports the end of every flush and compaction it began,
+		// failed ones included.
+		FlushBegin:      func(pebble.FlushInfo) { jobs.Add(1) },
+		FlushEnd:        func(pebble.FlushInfo) { jobs.Add(-1) },
+		CompactionBegin: func(pebble.CompactionInfo) { jobs.Add(1) },
+		CompactionEnd:   func(pebble.CompactionInfo) { jobs.Add(-1) },
 	}
 }
 

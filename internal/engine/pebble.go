@@ -34,6 +34,8 @@ type Pebble struct {
 	db     *pebble.DB
 	h      *health
 	closed atomic.Bool
+	// jobs counts the flushes and compactions running now.
+	jobs *atomic.Int64
 }
 
 // closeWait bounds how long Close waits for Pebble after a failure, which
@@ -54,6 +56,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 		o.Logger = slog.Default()
 	}
 	h := &health{log: o.Logger}
+	jobs := new(atomic.Int64)
 	// Pebble reserves the memory of its memtables inside the block cache:
 	// a cache no bigger than the memtables caches nothing at all. The cache
 	// is sized so that CacheSize bytes stay for blocks with the usual two
@@ -63,7 +66,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	opts := &pebble.Options{
 		Cache:                       cache,
 		FS:                          o.FS,
-		EventListener:               eventListener(h),
+		EventListener:               eventListener(h, jobs),
 		MemTableSize:                memTableSize,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
@@ -97,7 +100,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	return &Pebble{db: db, h: h}, nil
+	return &Pebble{db: db, h: h, jobs: jobs}, nil
 }
 
 // Get implements Reader.
@@ -181,6 +184,10 @@ func (p *Pebble) SyncWAL() error {
 	}
 	return nil
 }
+
+// BackgroundJobs reports how many flushes and compactions are running:
+// work that competes with commands for the processors.
+func (p *Pebble) BackgroundJobs() int { return int(p.jobs.Load()) }
 
 // Failed returns nil while the engine is healthy, else ErrFailed wrapped
 // with the cause: the engine refuses writes until the process restarts.

@@ -61,18 +61,44 @@ const (
 // them, each counted since start (or since a reset, when both may drop).
 type Counters func() (commands, reads int64)
 
+// Background returns how many CPU-heavy background jobs (the engine's
+// flushes and compactions) run now.
+type Background func() int
+
 // Governor adapts GOMAXPROCS between 1 and a maximum while it runs.
 type Governor struct {
-	counters Counters
-	log      *slog.Logger
+	counters   Counters
+	background Background
+	log        *slog.Logger
 
 	mu    sync.Mutex
 	fixed int // a count set by the user, or 0 to climb
 	max   int
 	c     climber
+	// boost is the processors added for background jobs (see SetBackground).
+	boost int
 	stop  chan struct{}
 	done  chan struct{}
 }
+
+// SetBackground makes the climb add a processor for each background job
+// running, up to maxBoost. A job such as a compaction runs for seconds
+// without blocking, and the Go scheduler lets it keep a processor for 10
+// ms at a time: on one processor every command waits behind it, on two
+// half of them do. Measured on 2 cores at a fixed 20k GET/SET per second
+// with data 4x the caches, GET p99 was 17.9 ms climbing without it, 6.8 ms
+// at a fixed 2 processors and 3.4-3.7 ms at 4, where the kernel, not the Go
+// scheduler, shares the cores among the threads, and favours the ones that
+// were waiting for the network. A count the user fixed is kept as it is.
+// Call before Start.
+func (g *Governor) SetBackground(b Background) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.background = b
+}
+
+// maxBoost bounds the processors added for background jobs.
+const maxBoost = 2
 
 // New returns a governor that reads the load from counters.
 // It climbs between 1 and maxProcs processors until Fix sets a count. For
@@ -97,6 +123,7 @@ func (g *Governor) Start() {
 		return
 	}
 	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	g.boost = 0
 	if g.fixed > 0 {
 		runtime.GOMAXPROCS(g.fixed)
 	} else {
@@ -127,6 +154,7 @@ func (g *Governor) Fix(n int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.fixed = max(n, 0)
+	g.boost = 0
 	if g.fixed > 0 {
 		runtime.GOMAXPROCS(g.fixed)
 		return
@@ -167,18 +195,24 @@ func (g *Governor) run(stop, done chan struct{}) {
 				return
 			}
 			before, after, inProbe := 0, 0, false
+			boost := g.boost
 			if g.fixed == 0 {
 				before = g.c.procs
+				after = g.c.step(rate, depth)
+				inProbe = g.c.phase == probing
+				if g.background != nil {
+					boost = min(max(g.background(), 0), maxBoost)
+				}
 				// The change is made under mu so that a Fix cannot land
 				// between the decision and the change and be undone.
-				if after = g.c.step(rate, depth); after != before {
-					runtime.GOMAXPROCS(after)
+				if after != before || boost != g.boost {
+					runtime.GOMAXPROCS(after + boost)
+					g.boost = boost
 				}
-				inProbe = g.c.phase == probing
 			}
 			g.mu.Unlock()
 			if after != before {
-				g.log.Debug("procs", "from", before, "to", after, "commands_per_sec", int64(rate), "probing", inProbe)
+				g.log.Debug("procs", "from", before, "to", after, "boost", boost, "commands_per_sec", int64(rate), "probing", inProbe)
 			}
 		}
 	}

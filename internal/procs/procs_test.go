@@ -3,7 +3,9 @@ package procs
 import (
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // load is a synthetic server: the command rate each processor count serves,
@@ -266,5 +268,40 @@ func TestGovernorStartStop(t *testing.T) {
 			t.Fatal("Stop returned before the climb ended")
 		}
 		g.Stop()
+	}
+}
+
+// Background jobs add processors while they run, at most maxBoost, and
+// none to a count the user fixed.
+func TestGovernorBackgroundBoost(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var jobs atomic.Int64
+	g := New(func() (int64, int64) { return 0, 0 }, 2, nil)
+	g.SetBackground(func() int { return int(jobs.Load()) })
+	g.Start()
+	defer g.Stop()
+	waitFor := func(want int, what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.GOMAXPROCS(0) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: GOMAXPROCS = %d, want %d", what, runtime.GOMAXPROCS(0), want)
+			}
+			time.Sleep(window / 2)
+		}
+	}
+	// An idle load leaves the climb at its maximum, 2.
+	waitFor(2, "no jobs")
+	jobs.Store(1)
+	waitFor(3, "one job")
+	jobs.Store(5)
+	waitFor(2+maxBoost, "five jobs")
+	jobs.Store(0)
+	waitFor(2, "jobs done")
+	g.Fix(1)
+	jobs.Store(2)
+	time.Sleep(3 * window)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS = %d with jobs running and procs fixed at 1, want 1", got)
 	}
 }
