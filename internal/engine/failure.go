@@ -341,10 +341,8 @@ func eventListener(h *health, jobs *atomic.Int64) *pebble.EventListener {
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
 			h.fail(fmt.Errorf("data corruption in %s: %v", info.Path, info.Details))
 		},
-		// Pebble reports the end of every flush and compaction it began,
-		// failed ones included.
-		FlushBegin:      func(pebble.FlushInfo) { jobs.Add(1) },
-		FlushEnd:        func(pebble.FlushInfo) { jobs.Add(-1) },
+		// Pebble reports the end of every compaction it began, failed ones
+		// included.
 		CompactionBegin: func(pebble.CompactionInfo) { jobs.Add(1) },
 		CompactionEnd:   func(pebble.CompactionInfo) { jobs.Add(-1) },
 	}

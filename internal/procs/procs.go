@@ -62,7 +62,7 @@ const (
 type Counters func() (commands, reads int64)
 
 // Background returns how many CPU-heavy background jobs (the engine's
-// flushes and compactions) run now.
+// compactions) run now.
 type Background func() int
 
 // Governor adapts GOMAXPROCS between 1 and a maximum while it runs.
@@ -86,10 +86,11 @@ type Governor struct {
 // without blocking, and the Go scheduler lets it keep a processor for 10
 // ms at a time: on one processor every command waits behind it, on two
 // half of them do. Measured on 2 cores at a fixed 20k GET/SET per second
-// with data 4x the caches, GET p99 was 17.9 ms climbing without it, 6.8 ms
-// at a fixed 2 processors and 3.4-3.7 ms at 4, where the kernel, not the Go
-// scheduler, shares the cores among the threads, and favours the ones that
-// were waiting for the network. A count the user fixed is kept as it is.
+// with data 4x the caches, GET p99 was 16-18 ms climbing without it and
+// 4.0-6.7 ms with it (6.8 ms at a fixed 2 processors, 3.4-3.7 ms at 4,
+// where the kernel rather than the Go scheduler shares the cores among the
+// threads, and favours the ones that were waiting for the network). A count
+// the user fixed is kept as it is.
 // Call before Start.
 func (g *Governor) SetBackground(b Background) {
 	g.mu.Lock()
