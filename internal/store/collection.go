@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -35,6 +36,10 @@ type collection struct {
 	// Tx.memberFilter), nil if it has none.
 	filter        *memberFilter
 	filterVersion uint64
+	// stored is the metadata as the engine holds it (Exists), from the
+	// open or the last save; storedVal holds its Value.
+	stored    encoding.Meta
+	storedVal [24]byte
 }
 
 // openCollection reads key as a collection of type t; an absent key yields
@@ -58,6 +63,7 @@ func (tx *Tx) initCollection(c *collection, db int, key []byte, t encoding.Type)
 	if ok {
 		m.Value = append(c.vmem[:0], m.Value...)
 		c.Meta = m
+		c.remember()
 	} else {
 		c.Meta = encoding.Meta{Type: t}
 	}
@@ -136,11 +142,31 @@ func (tx *Tx) save(c *collection) error {
 		}
 		return nil
 	}
+	if c.Exists && c.unchanged() {
+		// Members changed, the metadata did not (a new score, an
+		// overwritten field, LSET): one record fewer to write. The key
+		// still counts as modified.
+		tx.touch(c.db, c.key)
+		return nil
+	}
 	if err := tx.putMeta(c.db, c.key, &c.Meta); err != nil {
 		return err
 	}
 	c.Exists = true
+	c.remember()
 	return nil
+}
+
+// remember notes c.Meta as what the engine holds.
+func (c *collection) remember() {
+	c.stored = c.Meta
+	c.stored.Value = append(c.storedVal[:0], c.Meta.Value...)
+}
+
+// unchanged reports whether c.Meta is what the engine holds.
+func (c *collection) unchanged() bool {
+	m, o := &c.Meta, &c.stored
+	return m.Type == o.Type && m.Version == o.Version && m.Size == o.Size && m.ExpireMs == o.ExpireMs && bytes.Equal(m.Value, o.Value)
 }
 
 // get reads one record of the collection through the Tx (its own writes

@@ -1537,3 +1537,70 @@ func BenchmarkZPopMinDrain(b *testing.B) {
 		left--
 	}
 }
+
+// A write that changes members but not the collection's metadata (a new
+// score inside the set's bounds, an overwritten hash field, LSET) leaves
+// the metadata record alone, and still marks the key as modified.
+func TestCollectionSaveSkipsUnchangedMeta(t *testing.T) {
+	s, _ := openTestStore(t)
+	write(t, s, []string{"z", "h", "l"}, func(tx *Tx) error {
+		if _, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("a"), Score: 1}, {Member: []byte("b"), Score: 5}, {Member: []byte("m"), Score: 2}}); err != nil {
+			return err
+		}
+		if _, err := tx.HSet(0, []byte("h"), byteSlices("f", "v")); err != nil {
+			return err
+		}
+		_, err := tx.ListPush(0, []byte("l"), ListRight, byteSlices("x", "y"), false)
+		return err
+	})
+	tests := []struct {
+		name       string
+		key        string
+		op         func(tx *Tx) error
+		metaWrites int
+	}{
+		{"zadd inside the bounds", "z", func(tx *Tx) error {
+			_, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("m"), Score: 3}})
+			return err
+		}, 0},
+		{"zadd beyond the bounds", "z", func(tx *Tx) error {
+			_, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("a"), Score: 9}})
+			return err
+		}, 1},
+		{"zadd of a new member", "z", func(tx *Tx) error {
+			_, err := tx.ZAdd(0, []byte("z"), ZAddArgs{}, []ZMember{{Member: []byte("c"), Score: 4}})
+			return err
+		}, 1},
+		{"hset over a field", "h", func(tx *Tx) error {
+			_, err := tx.HSet(0, []byte("h"), byteSlices("f", "w"))
+			return err
+		}, 0},
+		{"lset", "l", func(tx *Tx) error { return tx.LSet(0, []byte("l"), 0, []byte("z")) }, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, s, []string{tc.key}, func(tx *Tx) error {
+				if err := tc.op(tx); err != nil {
+					return err
+				}
+				if len(tx.metaWrites) != tc.metaWrites {
+					t.Errorf("%d metadata writes, want %d", len(tx.metaWrites), tc.metaWrites)
+				}
+				if len(tx.touched) != 1 {
+					t.Errorf("%d keys touched, want 1", len(tx.touched))
+				}
+				return nil
+			})
+		})
+	}
+	ms := readTx(t, s, func(tx *Tx) ([]ZMember, error) {
+		return tx.ZRange(0, []byte("z"), ZRange{By: ZByRank, Start: 0, Stop: -1, Count: -1})
+	})
+	var got []string
+	for _, m := range ms {
+		got = append(got, fmt.Sprintf("%s=%g", m.Member, m.Score))
+	}
+	if strings.Join(got, " ") != "m=3 c=4 b=5 a=9" {
+		t.Errorf("z = %v, want m=3 c=4 b=5 a=9", got)
+	}
+}
