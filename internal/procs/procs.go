@@ -75,17 +75,18 @@ type Governor struct {
 	fixed int // a count set by the user, or 0 to climb
 	max   int
 	c     climber
-	// boost is the processors added for background jobs (see SetBackground).
-	boost int
 	stop  chan struct{}
 	done  chan struct{}
 }
 
 // SetBackground makes the climb add a processor for each background job
-// running, up to maxBoost. A job such as a compaction runs for seconds
-// without blocking, and the Go scheduler lets it keep a processor for 10
-// ms at a time: on one processor every command waits behind it, on two
-// half of them do. Measured on 2 cores at a fixed 20k GET/SET per second
+// running, up to maxBoost, when it runs on two or more. A job such as a
+// compaction runs for seconds without blocking, and the Go scheduler lets
+// it keep a processor for 10 ms at a time: on two processors half of the
+// commands wait behind it. At one processor the climb has found that a
+// single one serves the load best (clients that wait for every reply), and
+// a second one for the compaction cost those loads 10-20% in same-run
+// tests (bench/run collections, -P 1), so there it adds none. Measured on 2 cores at a fixed 20k GET/SET per second
 // with data 4x the caches, GET p99 was 16-18 ms climbing without it and
 // 4.0-6.7 ms with it (6.8 ms at a fixed 2 processors, 3.4-3.7 ms at 4,
 // where the kernel rather than the Go scheduler shares the cores among the
@@ -124,7 +125,6 @@ func (g *Governor) Start() {
 		return
 	}
 	g.stop, g.done = make(chan struct{}), make(chan struct{})
-	g.boost = 0
 	if g.fixed > 0 {
 		runtime.GOMAXPROCS(g.fixed)
 	} else {
@@ -155,7 +155,6 @@ func (g *Governor) Fix(n int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.fixed = max(n, 0)
-	g.boost = 0
 	if g.fixed > 0 {
 		runtime.GOMAXPROCS(g.fixed)
 		return
@@ -196,19 +195,18 @@ func (g *Governor) run(stop, done chan struct{}) {
 				return
 			}
 			before, after, inProbe := 0, 0, false
-			boost := g.boost
+			boost := 0
 			if g.fixed == 0 {
 				before = g.c.procs
 				after = g.c.step(rate, depth)
 				inProbe = g.c.phase == probing
-				if g.background != nil {
+				if g.background != nil && after > 1 {
 					boost = min(max(g.background(), 0), maxBoost)
 				}
 				// The change is made under mu so that a Fix cannot land
 				// between the decision and the change and be undone.
-				if after != before || boost != g.boost {
-					runtime.GOMAXPROCS(after + boost)
-					g.boost = boost
+				if want := after + boost; want != runtime.GOMAXPROCS(0) {
+					runtime.GOMAXPROCS(want)
 				}
 			}
 			g.mu.Unlock()

@@ -272,7 +272,7 @@ func TestGovernorStartStop(t *testing.T) {
 }
 
 // Background jobs add processors while they run, at most maxBoost, and
-// none to a count the user fixed.
+// none to a count of one or to a count the user fixed.
 func TestGovernorBackgroundBoost(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var jobs atomic.Int64
@@ -298,6 +298,14 @@ func TestGovernorBackgroundBoost(t *testing.T) {
 	waitFor(2+maxBoost, "five jobs")
 	jobs.Store(0)
 	waitFor(2, "jobs done")
+	g.mu.Lock()
+	g.c.procs, g.c.max = 1, 1 // a climb that settled on one processor
+	g.mu.Unlock()
+	jobs.Store(1)
+	time.Sleep(3 * window)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS = %d with a job running and the climb at 1, want 1", got)
+	}
 	g.Fix(1)
 	jobs.Store(2)
 	time.Sleep(3 * window)
