@@ -256,4 +256,3 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		sh.spare = old.buf
 	}
 }
-

@@ -5,10 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
-	"github.com/cairndb/cairn/internal/engine"
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // testMemberFilters is the member filter budget of the stores the tests
@@ -111,7 +110,7 @@ func TestMemberFilterBudget(t *testing.T) {
 func TestMemberFilterWrites(t *testing.T) {
 	for _, budget := range []int64{testMemberFilters, 4 << 10, 64 << 20} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			s := openFilterStore(t, budget)
+			s := openCheckedStore(t, Options{Databases: 2, ReapInterval: time.Hour, KeyCacheSize: testKeyCache, MemberFilterSize: budget})
 			rng := rand.New(rand.NewPCG(7, uint64(budget)))
 			model := map[string]map[string]bool{} // key → members, for all types
 			typ := map[string]encoding.Type{}
@@ -280,28 +279,6 @@ func filterRemove(tx *Tx, t encoding.Type, key string, ms []string) (int64, erro
 	default:
 		return tx.ZRem(0, []byte(key), byteSlices(ms...))
 	}
-}
-
-// openFilterStore opens a store with the given member filter budget,
-// checked at cleanup like openTestStore's.
-func openFilterStore(t *testing.T, budget int64) *Store {
-	t.Helper()
-	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(eng, Options{Databases: 2, ReapInterval: 1 << 62, KeyCacheSize: testKeyCache, MemberFilterSize: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := Check(s); err != nil {
-			t.Errorf("invariants: %v", err)
-		}
-		_ = s.Close()
-		_ = eng.Close()
-	})
-	return s
 }
 
 // BenchmarkMemberAdd adds random members out of 100,000 to one collection,

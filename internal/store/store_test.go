@@ -22,14 +22,21 @@ func (c *testClock) advance(d time.Duration) { c.ms.Add(d.Milliseconds()) }
 
 func openTestStore(t *testing.T) (*Store, *testClock) {
 	t.Helper()
-	fs := vfs.NewMem()
-	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 1 << 20})
+	clock := &testClock{}
+	clock.ms.Store(1_700_000_000_000)
+	s := openCheckedStore(t, Options{Databases: 4, Now: clock.now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
+	return s, clock
+}
+
+// openCheckedStore opens a store with options o on an in-memory Pebble and
+// checks its invariants (Check) when the test ends.
+func openCheckedStore(t *testing.T, o Options) *Store {
+	t.Helper()
+	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := &testClock{}
-	clock.ms.Store(1_700_000_000_000)
-	s, err := Open(eng, Options{Databases: 4, Now: clock.now, ReapInterval: time.Hour, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
+	s, err := Open(eng, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,7 @@ func openTestStore(t *testing.T) (*Store, *testClock) {
 		_ = s.Close()
 		_ = eng.Close()
 	})
-	return s, clock
+	return s
 }
 
 // write runs fn in a writing Tx over keys and commits it.
