@@ -83,16 +83,14 @@ type Governor struct {
 // running, up to maxBoost, when it runs on two or more. A job such as a
 // compaction runs for seconds without blocking, and the Go scheduler lets
 // it keep a processor for 10 ms at a time: on two processors half of the
-// commands wait behind it. At one processor the climb has found that a
-// single one serves the load best (clients that wait for every reply), and
-// a second one for the compaction cost those loads 10-20% in same-run
-// tests (bench/run collections, -P 1), so there it adds none. Measured on 2 cores at a fixed 20k GET/SET per second
-// with data 4x the caches, GET p99 was 16-18 ms climbing without it and
-// 4.0-6.7 ms with it (6.8 ms at a fixed 2 processors, 3.4-3.7 ms at 4,
+// commands wait behind it. Measured on 2 cores at a fixed 20k GET/SET per
+// second with data 4x the caches, GET p99 was 16-18 ms climbing without it
+// and 4-6 ms with it (6.8 ms at a fixed 2 processors, 3.4-3.7 ms at 4,
 // where the kernel rather than the Go scheduler shares the cores among the
-// threads, and favours the ones that were waiting for the network). A count
-// the user fixed is kept as it is.
-// Call before Start.
+// threads and favours those that were waiting for the network). At one
+// processor the climb has found that a second one costs the load more than
+// it gives (clients that wait for every reply), so there it adds none; nor
+// to a count the user fixed. Call before Start.
 func (g *Governor) SetBackground(b Background) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
