@@ -57,13 +57,17 @@ const (
 // dropped first (those of collections deleted long ago among them).
 type memberFilters struct {
 	seed maphash.Seed
+	// byVersion is read by every write to a hash, set or sorted set, on
+	// every core: lookups take no lock. Filters enter and leave it under
+	// mu.
+	byVersion sync.Map // uint64 → *memberFilter
 
-	mu        sync.Mutex
-	byVersion map[uint64]*memberFilter
+	mu sync.Mutex
 	// queue holds the filters in creation order from head on; dropped
 	// ones stay until they reach the head.
 	queue        []*memberFilter
 	head         int
+	held         int // filters in byVersion
 	bytes, limit int64
 }
 
@@ -73,7 +77,7 @@ func newMemberFilters(limit int64) *memberFilters {
 	if limit < filterLayerBytes(0)+filterOverhead {
 		return nil
 	}
-	return &memberFilters{seed: maphash.MakeSeed(), byVersion: make(map[uint64]*memberFilter), limit: limit}
+	return &memberFilters{seed: maphash.MakeSeed(), limit: limit}
 }
 
 // memberFilter is one version's filter. Only the holder of the lock of
@@ -113,7 +117,8 @@ func (r *memberFilters) create(version uint64) *memberFilter {
 		return nil
 	}
 	f.layers = [][]uint64{make([]uint64, filterLayerBytes(0)/8)}
-	r.byVersion[version] = f
+	r.byVersion.Store(version, f)
+	r.held++
 	r.queue = append(r.queue, f)
 	return f
 }
@@ -123,10 +128,9 @@ func (r *memberFilters) lookup(version uint64) *memberFilter {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	f := r.byVersion[version]
-	r.mu.Unlock()
-	return f
+	f, _ := r.byVersion.Load(version)
+	mf, _ := f.(*memberFilter)
+	return mf
 }
 
 // reserve accounts n more bytes to f, dropping the oldest other filters
@@ -159,8 +163,8 @@ func (r *memberFilters) forget(f *memberFilter) {
 	if f.dropped.Swap(true) {
 		return
 	}
-	if r.byVersion[f.version] == f {
-		delete(r.byVersion, f.version)
+	if r.byVersion.CompareAndDelete(f.version, f) {
+		r.held--
 	}
 	r.bytes -= f.bytes
 	f.bytes = 0
@@ -177,7 +181,7 @@ func (r *memberFilters) usage() (filters int, bytes int64) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.byVersion), r.bytes
+	return r.held, r.bytes
 }
 
 // block returns the block a hash picks in a layer of n blocks, and the
