@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/maphash"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
@@ -36,11 +35,15 @@ func checkKeyCache(s *Store) error {
 	for i := range s.keys.shards {
 		sh := &s.keys.shards[i]
 		sh.mu.Lock()
-		for h, e := range sh.m {
+		for _, slot := range sh.t.slots {
+			h, e := slot.h, slot.e
+			if h == 0 {
+				continue
+			}
 			mk := e.key()
-			if h != maphash.Bytes(s.keys.seed, mk) {
+			if h != s.keys.keyHash(mk) || sh.t.find(h) < 0 {
 				sh.mu.Unlock()
-				return fmt.Errorf("key cache: %q filed under another key's hash", mk)
+				return fmt.Errorf("key cache: %q filed under another key's hash, or where a search does not reach it", mk)
 			}
 			raw, err := s.eng.Get(mk, nil)
 			found := err == nil

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"hash/maphash"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 )
@@ -42,21 +43,114 @@ type keyCache struct {
 	seed        maphash.Seed
 }
 
-// cacheShard maps the hash of a metadata key to its entry. A map keyed by
-// the hash rather than the key itself costs a write no allocation (a
-// string key is made anew on every assignment) and a lookup one cache miss
-// less (the key is compared where the record is); two keys of one shard
-// with the same hash take turns in the slot.
+// cacheShard maps the hash of a metadata key to its entry, in an
+// open-addressing table of its own: a lookup touches the shard, one slot
+// and the entry's buffer, where Go's map adds its header and directory. A
+// table keyed by the hash rather than the key itself costs a write no
+// allocation and compares the key where the record is; two keys of one
+// shard with the same hash take turns in the slot.
 type cacheShard struct {
 	mu sync.Mutex
 	// gen counts writes to the shard; see keyCache.
 	gen   uint64
 	bytes int
-	m     map[uint64]cacheEntry
+	t     entryTable
 	// spare is the buffer of the entry evicted last, for the next new
 	// entry: a cache that misses all the time (data larger than it)
 	// would otherwise allocate a buffer per miss and keep the GC busy.
 	spare []byte
+}
+
+// entryTable is a hash table with linear probing and backward-shift
+// deletion (no tombstones). Hash 0 marks an empty slot: keyHash never
+// returns it.
+type entryTable struct {
+	slots []cacheSlot // a power of two long, or empty
+	n     int
+}
+
+type cacheSlot struct {
+	h uint64
+	e cacheEntry
+}
+
+// find returns the index of hash h's slot, or -1.
+func (t *entryTable) find(h uint64) int {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch t.slots[i].h {
+		case h:
+			return int(i)
+		case 0:
+			return -1
+		}
+	}
+}
+
+// put stores e under h, replacing the entry there.
+func (t *entryTable) put(h uint64, e cacheEntry) {
+	if i := t.find(h); i >= 0 {
+		t.slots[i].e = e
+		return
+	}
+	if (t.n+1)*4 > len(t.slots)*3 {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i].h != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = cacheSlot{h: h, e: e}
+	t.n++
+}
+
+func (t *entryTable) grow() {
+	old := t.slots
+	t.slots = make([]cacheSlot, max(16, 2*len(old)))
+	t.n = 0
+	for _, s := range old {
+		if s.h != 0 {
+			t.put(s.h, s.e)
+		}
+	}
+}
+
+// deleteAt empties slot i and moves back the entries after it that would
+// no longer be found.
+func (t *entryTable) deleteAt(i int) {
+	mask := len(t.slots) - 1
+	for j := i; ; {
+		j = (j + 1) & mask
+		h := t.slots[j].h
+		if h == 0 {
+			break
+		}
+		// The entry at j stays if its home slot k lies cyclically in
+		// (i, j]: a search for it never passes i.
+		k := int(h) & mask
+		if i <= j && i < k && k <= j || i > j && (i < k || k <= j) {
+			continue
+		}
+		t.slots[i] = t.slots[j]
+		i = j
+	}
+	t.slots[i] = cacheSlot{}
+	t.n--
+}
+
+// clear empties the table, keeping its slots.
+func (t *entryTable) clear() {
+	clear(t.slots)
+	t.n = 0
+}
+
+// keyHash is mk's hash in the cache; never 0, which marks an empty slot.
+func (c *keyCache) keyHash(mk []byte) uint64 {
+	return max(maphash.Bytes(c.seed, mk), 1)
 }
 
 // cacheEntry holds a metadata key and its record (or found false: the key
@@ -103,23 +197,29 @@ func newKeyCache(budget int64, databases int) *keyCache {
 // lookup appends the cached record of mk to dst. ok reports a hit; gen is
 // the shard's generation, for a later fill after a miss.
 func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok bool, gen uint64) {
-	h := maphash.Bytes(c.seed, mk)
+	h := c.keyHash(mk)
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
-	e, ok := sh.m[h]
-	ok = ok && bytes.Equal(e.key(), mk)
-	if ok {
-		dst = append(dst[:0], e.raw()...)
+	if i := sh.t.find(h); i >= 0 {
+		e := &sh.t.slots[i].e
+		if ok = bytes.Equal(e.key(), mk); ok {
+			dst = append(dst[:0], e.raw()...)
+			found = e.found
+		}
 	}
 	gen = sh.gen
 	sh.mu.Unlock()
-	return dst, ok && e.found, ok, gen
+	return dst, found, ok, gen
 }
 
 // entry returns mk's entry, for checks.
 func (c *keyCache) entry(sh *cacheShard, mk []byte) (cacheEntry, bool) {
-	e, ok := sh.m[maphash.Bytes(c.seed, mk)]
-	return e, ok && bytes.Equal(e.key(), mk)
+	i := sh.t.find(c.keyHash(mk))
+	if i < 0 {
+		return cacheEntry{}, false
+	}
+	e := sh.t.slots[i].e
+	return e, bytes.Equal(e.key(), mk)
 }
 
 // holdsAll reports whether the cache holds every metadata record of physical
@@ -177,16 +277,16 @@ func (c *keyCache) store(stripe uint16, mk, raw []byte, found bool) {
 
 // forget drops mk's entry, after a commit that may or may not have applied.
 func (c *keyCache) forget(stripe uint16, mk []byte) {
-	h := maphash.Bytes(c.seed, mk)
+	h := c.keyHash(mk)
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
 	sh.gen++
 	// The commit may have applied: the engine may hold a record the cache
 	// does not.
 	losing(c, mk)
-	if e, ok := sh.m[h]; ok && bytes.Equal(e.key(), mk) {
-		sh.bytes -= e.cost()
-		delete(sh.m, h)
+	if i := sh.t.find(h); i >= 0 && bytes.Equal(sh.t.slots[i].e.key(), mk) {
+		sh.bytes -= sh.t.slots[i].e.cost()
+		sh.t.deleteAt(i)
 	}
 	sh.mu.Unlock()
 }
@@ -201,16 +301,18 @@ func (c *keyCache) clear() {
 		sh := &c.shards[i]
 		sh.mu.Lock()
 		sh.gen++
-		clear(sh.m)
+		sh.t.clear()
 		sh.bytes = 0
 		sh.mu.Unlock()
 	}
 }
 
 func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
-	h := maphash.Bytes(c.seed, mk)
-	e, had := sh.m[h]
-	if had {
+	h := c.keyHash(mk)
+	var e cacheEntry
+	i := sh.t.find(h)
+	if i >= 0 {
+		e = sh.t.slots[i].e
 		sh.bytes -= e.cost()
 		if e.found && !bytes.Equal(e.key(), mk) {
 			// Another key with the same hash: its entry goes.
@@ -221,13 +323,10 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		if found {
 			losing(c, mk)
 		}
-		if had {
-			delete(sh.m, h)
+		if i >= 0 {
+			sh.t.deleteAt(i)
 		}
 		return
-	}
-	if sh.m == nil {
-		sh.m = make(map[uint64]cacheEntry)
 	}
 	// Readers copy under the shard lock, so an entry's buffer may be reused.
 	if e.buf == nil && cap(sh.spare) >= len(mk)+len(raw) {
@@ -235,24 +334,28 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 	}
 	e.buf = append(append(e.buf[:0], mk...), raw...)
 	e.klen, e.found = uint32(len(mk)), found
-	sh.m[h] = e
-	sh.bytes += e.cost()
-	if sh.bytes <= c.shardBudget {
-		return
+	if i >= 0 {
+		sh.t.slots[i].e = e
+	} else {
+		sh.t.put(h, e)
 	}
-	for k, old := range sh.m {
-		if sh.bytes <= c.shardBudget {
-			break
-		}
-		if k == h {
+	sh.bytes += e.cost()
+	// Over budget: drop entries from a random slot on, never the one just
+	// stored, which costs O(1) and behaves close to LRU for skewed loads.
+	mask := len(sh.t.slots) - 1
+	for j := rand.IntN(len(sh.t.slots)); sh.bytes > c.shardBudget && sh.t.n > 1; {
+		s := &sh.t.slots[j]
+		if s.h == 0 || s.h == h {
+			j = (j + 1) & mask
 			continue
 		}
-		if old.found {
+		if s.e.found {
 			// An absent key's entry can go: the key is still absent.
-			losing(c, old.key())
+			losing(c, s.e.key())
 		}
-		sh.bytes -= old.cost()
-		delete(sh.m, k)
-		sh.spare = old.buf
+		sh.bytes -= s.e.cost()
+		sh.spare = s.e.buf
+		// The slot may take an entry from further on: look at it again.
+		sh.t.deleteAt(j)
 	}
 }

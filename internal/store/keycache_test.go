@@ -78,8 +78,10 @@ func TestKeyCacheBudget(t *testing.T) {
 	}
 	sh := &c.shards[7]
 	sum := 0
-	for _, e := range sh.m {
-		sum += e.cost()
+	for _, slot := range sh.t.slots {
+		if slot.h != 0 {
+			sum += slot.e.cost()
+		}
 	}
 	if sum != sh.bytes {
 		t.Fatalf("shard accounts %d bytes, entries cost %d", sh.bytes, sum)
@@ -403,5 +405,44 @@ func TestKeyCacheChurnReusesBuffers(t *testing.T) {
 	}
 	if sh := &c.shards[0]; sh.bytes > c.shardBudget {
 		t.Errorf("shard holds %d bytes, budget %d", sh.bytes, c.shardBudget)
+	}
+}
+
+// The table behind each shard agrees with a map through random puts and
+// deletes, with hashes that collide on their home slots.
+func TestEntryTable(t *testing.T) {
+	var tbl entryTable
+	model := map[uint64]uint32{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for step := range 20000 {
+		// Few distinct hashes, many sharing low bits: long probe runs.
+		h := uint64(rng.IntN(300))<<20 | uint64(rng.IntN(8)) | 1
+		if rng.IntN(3) == 0 {
+			if i := tbl.find(h); i >= 0 {
+				tbl.deleteAt(i)
+			}
+			delete(model, h)
+		} else {
+			tbl.put(h, cacheEntry{klen: uint32(step)})
+			model[h] = uint32(step)
+		}
+		if tbl.n != len(model) {
+			t.Fatalf("step %d: table holds %d, model %d", step, tbl.n, len(model))
+		}
+	}
+	for h, v := range model {
+		i := tbl.find(h)
+		if i < 0 || tbl.slots[i].e.klen != v {
+			t.Fatalf("hash %#x: found at %d, want value %d", h, i, v)
+		}
+	}
+	for _, s := range tbl.slots {
+		if _, ok := model[s.h]; s.h != 0 && !ok {
+			t.Fatalf("hash %#x left in the table", s.h)
+		}
+	}
+	tbl.clear()
+	if tbl.n != 0 || tbl.find(1) >= 0 {
+		t.Fatal("clear left entries")
 	}
 }
