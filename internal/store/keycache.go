@@ -12,7 +12,7 @@ import (
 // Every command starts by reading its key's metadata record (a string's
 // value is inline in it), and in Pebble that read walks the memtable's
 // skiplist and, for a key not there, the sstables' filters and blocks: most
-// of a SET's cost. The cache answers it from a map instead.
+// of a SET's cost. The cache answers it from memory instead.
 //
 // Coherence rests on two rules:
 //   - Writers change an entry only after their batch has committed, while
@@ -32,8 +32,8 @@ import (
 // The flag is cleared before an entry goes, under its shard's lock, so a
 // reader that misses after the entry went (it takes the same lock) sees the
 // flag cleared. Entries larger than maxEntry are not kept. Each shard
-// has a fixed byte budget and drops entries at random (Go's map iteration
-// order) when over it, which costs O(1) and behaves close to LRU for skewed
+// has a fixed byte budget and drops entries from a random slot on when
+// over it, which costs O(1) and behaves close to LRU for skewed
 // workloads.
 type keyCache struct {
 	shards      []cacheShard
