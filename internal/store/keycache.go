@@ -340,6 +340,9 @@ func (c *keyCache) putLocked(sh *cacheShard, mk, raw []byte, found bool) {
 		sh.t.put(h, e)
 	}
 	sh.bytes += e.cost()
+	if sh.bytes <= c.shardBudget {
+		return
+	}
 	// Over budget: drop entries from a random slot on, never the one just
 	// stored, which costs O(1) and behaves close to LRU for skewed loads.
 	mask := len(sh.t.slots) - 1
