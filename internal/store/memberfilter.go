@@ -170,6 +170,17 @@ func (r *memberFilters) forget(f *memberFilter) {
 	f.bytes = 0
 }
 
+// dropOwn is forget for the filter's holder (the key's lock is held), which
+// also lets its layers go: the filter stays in the queue until the oldest-
+// first eviction reaches it, and its memory, already returned to the
+// budget, must not stay taken meanwhile. Eviction by anyone else cannot
+// clear them, since the holder may be reading them; it takes the filter
+// off the queue instead. r.mu is held.
+func (r *memberFilters) dropOwn(f *memberFilter) {
+	r.forget(f)
+	f.layers = nil
+}
+
 // MemberFilterUsage reports how many member filters the store holds and
 // their memory.
 func (s *Store) MemberFilterUsage() (filters int, bytes int64) { return s.filters.usage() }
@@ -239,7 +250,7 @@ func (f *memberFilter) grow() bool {
 	defer r.mu.Unlock()
 	n := len(f.layers)
 	if n == filterMaxLayers || f.dropped.Load() || !r.reserve(f, filterLayerBytes(n)) {
-		r.forget(f)
+		r.dropOwn(f)
 		return false
 	}
 	f.layers = append(f.layers, make([]uint64, filterLayerBytes(n)/8))
@@ -298,7 +309,7 @@ func (tx *Tx) filterAdd(c *collection, k []byte) {
 		// Not a member of this version: the filter can no longer vouch
 		// for what it has seen.
 		f.reg.mu.Lock()
-		f.reg.forget(f)
+		f.reg.dropOwn(f)
 		f.reg.mu.Unlock()
 		return
 	}

@@ -50,8 +50,8 @@ func TestMemberFilterNoFalseNegatives(t *testing.T) {
 	// One more member than the layers hold drops the filter: it says
 	// "maybe" from then on and leaves the registry.
 	f.add(r.hash([]byte("one too many")))
-	if !f.dropped.Load() || !f.mayHold(r.hash([]byte("never added"))) || r.lookup(1) != nil {
-		t.Errorf("overfull filter: dropped %t, lookup %v; want dropped, maybe for everything, gone", f.dropped.Load(), r.lookup(1))
+	if !f.dropped.Load() || !f.mayHold(r.hash([]byte("never added"))) || r.lookup(1) != nil || f.layers != nil {
+		t.Errorf("overfull filter: dropped %t, lookup %v, %d layers; want dropped, maybe for everything, gone, its layers released", f.dropped.Load(), r.lookup(1), len(f.layers))
 	}
 	if n, b := r.usage(); n != 0 || b != 0 {
 		t.Errorf("usage after the drop: %d filters, %d bytes; want none", n, b)
