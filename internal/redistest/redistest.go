@@ -74,6 +74,18 @@ func Start(t *testing.T) *Conn {
 	}
 }
 
+// Dial connects to a server that speaks RESP (Cairn under test, say) on
+// addr; the connection closes when the test ends.
+func Dial(t testing.TB, addr string) *Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &Conn{conn: conn, r: bufio.NewReader(conn)}
+}
+
 // ErrReply is wrapped by the errors Do returns for Redis's error replies.
 var ErrReply = errors.New("redis error reply")
 
@@ -81,27 +93,76 @@ var ErrReply = errors.New("redis error reply")
 // ErrReply, an integer as int64, a simple or bulk string as []byte and an
 // array as []any.
 func (c *Conn) Do(args ...any) (any, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "*%d\r\n", len(args))
-	for _, a := range args {
-		var b []byte
+	strs := make([]string, len(args))
+	for i, a := range args {
 		switch v := a.(type) {
 		case string:
-			b = []byte(v)
+			strs[i] = v
 		case []byte:
-			b = v
+			strs[i] = string(v)
 		default:
 			panic(fmt.Sprintf("unsupported argument %T", a))
 		}
-		fmt.Fprintf(&buf, "$%d\r\n", len(b))
-		buf.Write(b)
-		buf.WriteString("\r\n")
 	}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write(buf.Bytes()); err != nil {
+	if err := c.send(strs); err != nil {
 		return nil, err
 	}
 	return c.read()
+}
+
+// DoRaw sends one command and returns its reply exactly as it came, in
+// RESP bytes: tests comparing two servers see every difference, simple
+// against bulk strings and null against empty included.
+func (c *Conn) DoRaw(args ...string) ([]byte, error) {
+	if err := c.send(args); err != nil {
+		return nil, err
+	}
+	var out []byte
+	return out, c.readRaw(&out)
+}
+
+func (c *Conn) send(args []string) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&buf, "$%d\r\n%s\r\n", len(a), a)
+	}
+	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err := c.conn.Write(buf.Bytes())
+	return err
+}
+
+// readRaw appends one whole reply, nested ones included, to out.
+func (c *Conn) readRaw(out *[]byte) error {
+	line, err := c.r.ReadBytes('\n')
+	if err != nil {
+		return err
+	}
+	if len(line) < 3 {
+		return fmt.Errorf("short reply line %q", line)
+	}
+	*out = append(*out, line...)
+	n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
+	switch line[0] {
+	case '$':
+		if n >= 0 {
+			b := make([]byte, n+2)
+			if _, err := io.ReadFull(c.r, b); err != nil {
+				return err
+			}
+			*out = append(*out, b...)
+		}
+	case '*':
+		for range n {
+			if err := c.readRaw(out); err != nil {
+				return err
+			}
+		}
+	case '+', '-', ':':
+	default:
+		return fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
+	}
+	return nil
 }
 
 func (c *Conn) read() (any, error) {

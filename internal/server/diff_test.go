@@ -1,0 +1,188 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/redistest"
+)
+
+// diffRun sends the same commands to a real redis-server and to Cairn and
+// compares the replies byte for byte: the randomized differential tests
+// (diff_*_test.go) use Redis itself as the model. It skips when
+// redis-server is not installed.
+type diffRun struct {
+	t     *testing.T
+	redis *redistest.Conn
+	cairn *redistest.Conn
+	// history holds the commands sent so far, for the report of a
+	// mismatch: the sequence that led to it reproduces it.
+	history []string
+	// mismatches counts the differences reported; a run stops reporting
+	// after maxMismatches, since one bug tends to cause many.
+	mismatches int
+}
+
+const maxMismatches = 10
+
+// newDiffRun starts a redis-server and a Cairn server, each empty.
+func newDiffRun(t *testing.T) *diffRun {
+	t.Helper()
+	r := redistest.Start(t)
+	ts := startServer(t)
+	return &diffRun{t: t, redis: r, cairn: redistest.Dial(t, ts.addr)}
+}
+
+// send runs one command on both servers and returns both raw replies.
+func (d *diffRun) send(args ...string) (redisReply, cairnReply []byte) {
+	d.t.Helper()
+	d.history = append(d.history, quoteCommand(args))
+	var err error
+	if redisReply, err = d.redis.DoRaw(args...); err != nil {
+		d.t.Fatalf("redis-server: %s: %v", quoteCommand(args), err)
+	}
+	if cairnReply, err = d.cairn.DoRaw(args...); err != nil {
+		d.t.Fatalf("Cairn: %s: %v\nhistory:\n%s", quoteCommand(args), err, d.recent())
+	}
+	return redisReply, cairnReply
+}
+
+// same runs a command on both servers and reports any difference in the
+// replies. It returns Redis's reply.
+func (d *diffRun) same(args ...string) []byte {
+	d.t.Helper()
+	r, c := d.send(args...)
+	if !bytes.Equal(r, c) {
+		d.mismatch(args, r, c)
+	}
+	return r
+}
+
+// sameUnordered is same for commands whose arrays come in no defined order
+// (SMEMBERS, HGETALL, SUNION ...): it compares the arrays as multisets, each
+// element (or, with pairs, each pair of elements) as a unit.
+func (d *diffRun) sameUnordered(pairs bool, args ...string) []byte {
+	d.t.Helper()
+	r, c := d.send(args...)
+	if !bytes.Equal(canonicalUnordered(r, pairs), canonicalUnordered(c, pairs)) {
+		d.mismatch(args, r, c)
+	}
+	return r
+}
+
+func (d *diffRun) mismatch(args []string, r, c []byte) {
+	d.t.Helper()
+	d.mismatches++
+	if d.mismatches > maxMismatches {
+		return
+	}
+	d.t.Errorf("%s\nredis-server: %q\nCairn:        %q\nhistory (oldest first):\n%s", quoteCommand(args), r, c, d.recent())
+	if d.mismatches == maxMismatches {
+		d.t.Errorf("stopping the reports after %d mismatches", maxMismatches)
+	}
+}
+
+// recent is the tail of the history, enough to reproduce most mismatches.
+func (d *diffRun) recent() string {
+	h := d.history[max(0, len(d.history)-40):]
+	return "  " + strings.Join(h, "\n  ")
+}
+
+// quoteCommand renders a command as redis-cli would take it.
+func quoteCommand(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// canonicalUnordered sorts the elements (or element pairs) of a top-level
+// array reply; any other reply comes back unchanged.
+func canonicalUnordered(reply []byte, pairs bool) []byte {
+	if len(reply) == 0 || reply[0] != '*' {
+		return reply
+	}
+	br := bufio.NewReader(bytes.NewReader(reply))
+	head, err := br.ReadBytes('\n')
+	if err != nil {
+		return reply
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(head[1:])))
+	if err != nil || n <= 0 {
+		return reply
+	}
+	var elems []string
+	for range n {
+		e, err := rawElement(br)
+		if err != nil {
+			return reply
+		}
+		elems = append(elems, e)
+	}
+	if pairs && n%2 == 0 {
+		var joined []string
+		for i := 0; i < n; i += 2 {
+			joined = append(joined, elems[i]+elems[i+1])
+		}
+		elems = joined
+	}
+	slices.Sort(elems)
+	return []byte(string(head) + strings.Join(elems, ""))
+}
+
+// rawElement reads one whole RESP2 element as bytes.
+func rawElement(br *bufio.Reader) (string, error) {
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return "", err
+	}
+	if len(line) < 3 {
+		return "", fmt.Errorf("short line %q", line)
+	}
+	n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
+	out := string(line)
+	switch line[0] {
+	case '$':
+		if n >= 0 {
+			b := make([]byte, n+2)
+			if _, err := io.ReadFull(br, b); err != nil {
+				return "", err
+			}
+			out += string(b)
+		}
+	case '*':
+		for range n {
+			e, err := rawElement(br)
+			if err != nil {
+				return "", err
+			}
+			out += e
+		}
+	}
+	return out, nil
+}
+
+func TestDiffHarness(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("SET", "k", "v")
+	d.same("GET", "k")
+	d.same("GET", "missing")
+	d.same("SADD", "s", "a", "b", "c")
+	d.sameUnordered(false, "SMEMBERS", "s")
+	d.same("HSET", "h", "f1", "1", "f2", "2")
+	d.sameUnordered(true, "HGETALL", "h")
+	d.same("INCR", "k")
+	if d.mismatches != 0 {
+		t.Fatalf("%d mismatches on commands both servers agree on", d.mismatches)
+	}
+	if got := canonicalUnordered([]byte("*2\r\n$1\r\nb\r\n$1\r\na\r\n"), false); string(got) != "*2\r\n$1\r\na\r\n$1\r\nb\r\n" {
+		t.Errorf("canonicalUnordered did not sort: %q", got)
+	}
+}
