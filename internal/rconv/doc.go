@@ -23,7 +23,9 @@
 // double, so ParseLongDouble and AppendHumanFloat work in float64 while
 // keeping Redis's accept/reject decisions and output shape; the last digits of
 // an INCRBYFLOAT result can differ where long double and float64 round
-// differently.
+// differently. LongDouble (ParseLongDoubleExact, Add, AppendHuman) emulates
+// the long double exactly, with math/big, for the sums that must match
+// digit for digit.
 //
 // The package must never depend on locale or on the C library: the rules of
 // glibc's strtod/strtold/strtoul in the "C" locale are written out here.

@@ -166,12 +166,14 @@ func cmdHIncrBy(x *ctx) {
 }
 
 func cmdHIncrByFloat(x *ctx) {
-	delta, ok := rconv.ParseLongDouble(x.arg(3))
+	delta, ok := rconv.ParseLongDoubleExact(x.arg(3))
 	if !ok {
 		x.errorReply(string(store.ErrNotFloat))
 		return
 	}
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+	// strtold never returns NaN for an accepted argument, and infinity only
+	// for one spelled "inf": "1e400" is a finite long double.
+	if delta.IsInf() {
 		x.errorReply("ERR value is NaN or Infinity")
 		return
 	}

@@ -615,8 +615,9 @@ func (tx *Tx) HIncrBy(db int, key, field []byte, delta int64) (int64, error) {
 
 // HIncrByFloat adds delta to the number in a field (absent counts as 0),
 // keeping the field's deadline, and returns the new value as Redis prints
-// it.
-func (tx *Tx) HIncrByFloat(db int, key, field []byte, delta float64) ([]byte, error) {
+// it. The sum is a long double's, as in Redis: 1000 + 0.1 makes
+// 1000.09999999999999998.
+func (tx *Tx) HIncrByFloat(db int, key, field []byte, delta rconv.LongDouble) ([]byte, error) {
 	h, err := tx.openHash(db, key)
 	if err != nil {
 		return nil, err
@@ -625,20 +626,20 @@ func (tx *Tx) HIncrByFloat(db int, key, field []byte, delta float64) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	var cur float64
+	var cur rconv.LongDouble
 	var expire int64
 	if old.live(tx.NowMs) {
 		var ok bool
-		if cur, ok = rconv.ParseLongDouble(old.value); !ok {
+		if cur, ok = rconv.ParseLongDoubleExact(old.value); !ok {
 			return nil, ErrHashNotFloat
 		}
 		expire = old.expire
 	}
-	n := cur + delta
-	if math.IsNaN(n) || math.IsInf(n, 0) {
+	n, ok := cur.Add(delta)
+	if !ok {
 		return nil, ErrNaNOrInf
 	}
-	out := rconv.AppendHumanFloat(nil, n)
+	out := n.AppendHuman(nil)
 	if err := tx.hashSetField(h, field, out, expire, old); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cairndb/cairn/internal/rconv"
 )
 
 // Hash field deadlines at the exact millisecond, as Redis 7.4 has them: a
@@ -128,7 +130,7 @@ func TestHashFieldDeadlineAtNow(t *testing.T) {
 			return result(t, err, fmt.Sprint(n))
 		}, [3]string{"1", "6", "6"}},
 		{"HINCRBYFLOAT", true, func(t *testing.T, tx *Tx, k []byte) string {
-			v, err := tx.HIncrByFloat(0, k, []byte("f"), 1)
+			v, err := tx.HIncrByFloat(0, k, []byte("f"), rconv.LongDoubleFromInt(1))
 			return result(t, err, string(v))
 		}, [3]string{"1", "6", "6"}},
 		{"HPERSIST", true, func(t *testing.T, tx *Tx, k []byte) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/rconv"
 )
 
 // openHashStore is openTestStore that also checks the hash field-deadline
@@ -111,17 +112,20 @@ func TestHashWrongType(t *testing.T) {
 		return tx.save(c)
 	})
 	ops := map[string]func(tx *Tx, k []byte) error{
-		"HSET":         func(tx *Tx, k []byte) error { _, err := tx.HSet(0, k, byteSlices("f", "v")); return err },
-		"HSETNX":       func(tx *Tx, k []byte) error { _, err := tx.HSetNX(0, k, []byte("f"), []byte("v")); return err },
-		"HGET":         func(tx *Tx, k []byte) error { _, _, err := tx.HGet(0, k, []byte("f")); return err },
-		"HMGET":        func(tx *Tx, k []byte) error { _, err := tx.HMGet(0, k, byteSlices("f")); return err },
-		"HDEL":         func(tx *Tx, k []byte) error { _, err := tx.HDel(0, k, byteSlices("f")); return err },
-		"HLEN":         func(tx *Tx, k []byte) error { _, err := tx.HLen(0, k); return err },
-		"HSTRLEN":      func(tx *Tx, k []byte) error { _, err := tx.HStrLen(0, k, []byte("f")); return err },
-		"HEXISTS":      func(tx *Tx, k []byte) error { _, err := tx.HExists(0, k, []byte("f")); return err },
-		"HGETALL":      func(tx *Tx, k []byte) error { _, err := tx.HGetAll(0, k); return err },
-		"HINCRBY":      func(tx *Tx, k []byte) error { _, err := tx.HIncrBy(0, k, []byte("f"), 1); return err },
-		"HINCRBYFLOAT": func(tx *Tx, k []byte) error { _, err := tx.HIncrByFloat(0, k, []byte("f"), 1); return err },
+		"HSET":    func(tx *Tx, k []byte) error { _, err := tx.HSet(0, k, byteSlices("f", "v")); return err },
+		"HSETNX":  func(tx *Tx, k []byte) error { _, err := tx.HSetNX(0, k, []byte("f"), []byte("v")); return err },
+		"HGET":    func(tx *Tx, k []byte) error { _, _, err := tx.HGet(0, k, []byte("f")); return err },
+		"HMGET":   func(tx *Tx, k []byte) error { _, err := tx.HMGet(0, k, byteSlices("f")); return err },
+		"HDEL":    func(tx *Tx, k []byte) error { _, err := tx.HDel(0, k, byteSlices("f")); return err },
+		"HLEN":    func(tx *Tx, k []byte) error { _, err := tx.HLen(0, k); return err },
+		"HSTRLEN": func(tx *Tx, k []byte) error { _, err := tx.HStrLen(0, k, []byte("f")); return err },
+		"HEXISTS": func(tx *Tx, k []byte) error { _, err := tx.HExists(0, k, []byte("f")); return err },
+		"HGETALL": func(tx *Tx, k []byte) error { _, err := tx.HGetAll(0, k); return err },
+		"HINCRBY": func(tx *Tx, k []byte) error { _, err := tx.HIncrBy(0, k, []byte("f"), 1); return err },
+		"HINCRBYFLOAT": func(tx *Tx, k []byte) error {
+			_, err := tx.HIncrByFloat(0, k, []byte("f"), rconv.LongDoubleFromInt(1))
+			return err
+		},
 		"HRANDFIELD":   func(tx *Tx, k []byte) error { _, _, err := tx.HRandField(0, k); return err },
 		"HRANDFIELD n": func(tx *Tx, k []byte) error { _, err := tx.HRandFields(0, k, 3); return err },
 		"sampler":      func(tx *Tx, k []byte) error { _, err := tx.NewHashSampler(0, k, 5); return err },
@@ -191,20 +195,26 @@ func TestHashIncr(t *testing.T) {
 	}
 	floats := []struct {
 		field string
-		delta float64
+		delta string
 		want  string
 		err   error
 	}{
-		{"f", 1.25, "2.75", nil},
-		{"n", 0.5, "15.5", nil},
-		{"newf", 3, "3", nil},
-		{"s", 1, "", ErrHashNotFloat},
-		{"f", math.MaxFloat64, "", nil},
-		{"f", math.Inf(1), "", ErrNaNOrInf},
+		{"f", "1.25", "2.75", nil},
+		{"n", "0.5", "15.5", nil},
+		{"newf", "3", "3", nil},
+		{"s", "1", "", ErrHashNotFloat},
+		{"f", "1.7976931348623157e308", "", nil},
+		{"f", "inf", "", ErrNaNOrInf},
+		{"big", "1.1e4932", "", nil}, // finite in a long double
+		{"big", "1.1e4932", "", ErrNaNOrInf},
 	}
 	for _, tc := range floats {
+		delta, ok := rconv.ParseLongDoubleExact([]byte(tc.delta))
+		if !ok {
+			t.Fatalf("ParseLongDoubleExact(%q) rejected", tc.delta)
+		}
 		tx := s.Begin([][]byte{[]byte("h")})
-		got, err := tx.HIncrByFloat(0, []byte("h"), []byte(tc.field), tc.delta)
+		got, err := tx.HIncrByFloat(0, []byte("h"), []byte(tc.field), delta)
 		if err == nil {
 			err = tx.Commit()
 		}
@@ -301,7 +311,9 @@ func TestHashIncrKeepsDeadline(t *testing.T) {
 		return tx.HSetEx(0, []byte("h"), byteSlices("n", "1", "f", "1.5", "gone", "7"), HSetExArgs{Expire: true, ExpireMs: t0 + 1000})
 	})
 	hashWrite(t, s, "h", func(tx *Tx) (int64, error) { return tx.HIncrBy(0, []byte("h"), []byte("n"), 1) })
-	hashWrite(t, s, "h", func(tx *Tx) ([]byte, error) { return tx.HIncrByFloat(0, []byte("h"), []byte("f"), 1) })
+	hashWrite(t, s, "h", func(tx *Tx) ([]byte, error) {
+		return tx.HIncrByFloat(0, []byte("h"), []byte("f"), rconv.LongDoubleFromInt(1))
+	})
 	got := readTx(t, s, func(tx *Tx) ([]int64, error) { return tx.HFieldDeadlines(0, []byte("h"), byteSlices("n", "f")) })
 	if !slices.Equal(got, []int64{t0 + 1000, t0 + 1000}) {
 		t.Fatalf("deadlines after HINCRBY: %v", got)
