@@ -117,8 +117,7 @@ func (c *Conn) DoRaw(args ...string) ([]byte, error) {
 	if err := c.send(args); err != nil {
 		return nil, err
 	}
-	var out []byte
-	return out, c.readRaw(&out)
+	return ReadRaw(c.r, nil)
 }
 
 func (c *Conn) send(args []string) error {
@@ -132,37 +131,44 @@ func (c *Conn) send(args []string) error {
 	return err
 }
 
-// readRaw appends one whole reply, nested ones included, to out.
-func (c *Conn) readRaw(out *[]byte) error {
-	line, err := c.r.ReadBytes('\n')
+// ReadRaw reads one whole RESP2 or RESP3 reply, nested ones included, and
+// appends its bytes to out.
+func ReadRaw(r *bufio.Reader, out []byte) ([]byte, error) {
+	line, err := r.ReadBytes('\n')
 	if err != nil {
-		return err
+		return out, err
 	}
 	if len(line) < 3 {
-		return fmt.Errorf("short reply line %q", line)
+		return out, fmt.Errorf("short reply line %q", line)
 	}
-	*out = append(*out, line...)
+	out = append(out, line...)
 	n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
 	switch line[0] {
-	case '$':
+	case '$', '=', '!': // blob string, verbatim string, blob error
 		if n >= 0 {
 			b := make([]byte, n+2)
-			if _, err := io.ReadFull(c.r, b); err != nil {
-				return err
+			if _, err := io.ReadFull(r, b); err != nil {
+				return out, err
 			}
-			*out = append(*out, b...)
+			out = append(out, b...)
 		}
-	case '*':
+	case '*', '~', '>': // array, set, push
 		for range n {
-			if err := c.readRaw(out); err != nil {
-				return err
+			if out, err = ReadRaw(r, out); err != nil {
+				return out, err
 			}
 		}
-	case '+', '-', ':':
+	case '%': // map
+		for range 2 * n {
+			if out, err = ReadRaw(r, out); err != nil {
+				return out, err
+			}
+		}
+	case '+', '-', ':', '_', ',', '#', '(':
 	default:
-		return fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
+		return out, fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
 	}
-	return nil
+	return out, nil
 }
 
 func (c *Conn) read() (any, error) {
