@@ -122,7 +122,7 @@ func parseInt32(arg []byte) (int64, bool) {
 func cmdCopy(x *ctx) {
 	dstDB, replace := x.db(), false
 	for i := 3; i < len(x.args); i++ {
-		switch strings.ToUpper(x.argStr(i)) {
+		switch optName(x.arg(i)) {
 		case "REPLACE":
 			replace = true
 		case "DB":
@@ -158,7 +158,7 @@ func expireCmd(u expireUnit, name string) handler {
 		// is an option error, not an integer error.
 		var cond store.ExpireCond
 		for _, a := range x.args[3:] {
-			switch strings.ToUpper(string(a)) {
+			switch optName(a) {
 			case "NX":
 				cond |= store.ExpireNX
 			case "XX":
@@ -168,7 +168,8 @@ func expireCmd(u expireUnit, name string) handler {
 			case "LT":
 				cond |= store.ExpireLT
 			default:
-				x.errorReply("ERR Unsupported option " + string(a))
+				// Redis formats the option with %s: it ends at a NUL.
+				x.errorReply("ERR Unsupported option " + cstr(string(a)))
 				return
 			}
 		}
@@ -245,10 +246,11 @@ func cmdKeys(x *ctx) {
 	}
 }
 
-// typeByName maps SCAN's TYPE argument to a key type, case-insensitively.
-func typeByName(name string) (encoding.Type, bool) {
+// typeByName maps SCAN's TYPE argument to a key type as Redis's strcasecmp
+// matches it: as a C string, ignoring ASCII case only.
+func typeByName(arg []byte) (encoding.Type, bool) {
 	for t := encoding.TypeString; t <= encoding.TypeStream; t++ {
-		if strings.EqualFold(t.String(), name) {
+		if optIs(arg, strings.ToUpper(t.String())) {
 			return t, true
 		}
 	}
@@ -262,7 +264,7 @@ func cmdScan(x *ctx) {
 	}
 	a := store.ScanArgs{Count: 10}
 	for i := 2; i < len(x.args); i++ {
-		opt := strings.ToUpper(x.argStr(i))
+		opt := optName(x.arg(i))
 		if i+1 >= len(x.args) {
 			x.syntaxError()
 			return
@@ -279,7 +281,7 @@ func cmdScan(x *ctx) {
 			// Redis 7 accepts any name here: one it does not know
 			// matches no key (the error is left for Redis 8), so the
 			// zero Type, which no key has, stands for it.
-			t, _ := typeByName(x.argStr(i))
+			t, _ := typeByName(x.arg(i))
 			a.Type, a.TypeSet = t, true
 		default:
 			x.syntaxError()
@@ -311,7 +313,7 @@ func (x *ctx) flushMode() bool {
 		return false
 	}
 	if len(x.args) == 2 {
-		m := strings.ToUpper(x.argStr(1))
+		m := optName(x.arg(1))
 		if m != "ASYNC" && m != "SYNC" {
 			x.syntaxError()
 			return false

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"math"
-	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/rconv"
@@ -109,7 +108,7 @@ func parseStringOpts(args [][]byte, set bool) (stringOpts, bool) {
 	var o stringOpts
 	for i := 0; i < len(args); i++ {
 		var u expireUnit
-		switch opt := strings.ToUpper(string(args[i])); {
+		switch opt := optName(args[i]); {
 		case set && opt == "NX" && o.cond != store.SetXX:
 			o.cond = store.SetNX
 			continue
@@ -386,7 +385,7 @@ func cmdLCS(x *ctx) {
 	var wantLen, wantIdx, withLen bool
 	var minLen int64
 	for i := 3; i < len(x.args); i++ {
-		switch strings.ToUpper(x.argStr(i)) {
+		switch optName(x.arg(i)) {
 		case "LEN":
 			wantLen = true
 		case "IDX":
