@@ -8,24 +8,19 @@
 //   - ParseInt is string2ll: the strict integer of INCRBY, EXPIRE, LRANGE...
 //   - ParseCursor is the strtoul-based SCAN cursor parser.
 //   - ParseFloat is string2d: the double of ZADD, ZINCRBY, GEOADD...
-//   - ParseLongDouble is string2ld, the long double of INCRBYFLOAT and
-//     HINCRBYFLOAT, with its accept/reject rules (see its caveat on range).
+//   - ParseLongDouble is string2ld's accept/reject rules, with the value in
+//     a float64 (see its caveat on range); ParseLongDoubleExact keeps the
+//     whole long double (see LongDouble below).
 //
 // Formatters (append to dst, never allocate beyond growing dst):
 //
 //   - AppendInt is ll2string.
 //   - AppendFloat is d2string from Redis 7.2+: how ZSCORE, ZINCRBY and every
 //     RESP3 double print.
-//   - AppendHumanFloat is ld2string's human mode: how INCRBYFLOAT and
-//     HINCRBYFLOAT print.
-//
-// Caveat: Redis computes INCRBYFLOAT in 80-bit long double. Go has no long
-// double, so ParseLongDouble and AppendHumanFloat work in float64 while
-// keeping Redis's accept/reject decisions and output shape; the last digits of
-// an INCRBYFLOAT result can differ where long double and float64 round
-// differently. LongDouble (ParseLongDoubleExact, Add, AppendHuman) emulates
-// the long double exactly, with math/big, for the sums that must match
-// digit for digit.
+//   - LongDouble is Redis's 80-bit long double, which Go lacks: INCRBYFLOAT
+//     and HINCRBYFLOAT read (ParseLongDoubleExact), add (Add) and print
+//     (AppendHuman, ld2string's human mode) in it, emulated exactly with
+//     math/big where an int64 does not hold the value.
 //
 // The package must never depend on locale or on the C library: the rules of
 // glibc's strtod/strtold/strtoul in the "C" locale are written out here.

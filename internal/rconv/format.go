@@ -1,7 +1,6 @@
 package rconv
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 )
@@ -96,42 +95,4 @@ func emitDigits(dst, digits []byte, K int) []byte {
 		dst = append(dst, '+')
 	}
 	return strconv.AppendInt(dst, int64(absExp), 10)
-}
-
-// AppendHumanFloat appends f as INCRBYFLOAT and HINCRBYFLOAT print their
-// result (ld2string in LD_STR_HUMAN mode): plain notation, never an exponent,
-// at most 17 digits after the point, trailing zeros and a trailing point
-// removed, and "0" for anything that prints as a negative zero.
-//
-// Redis formats a long double with "%.17Lf". For a float64 the digits are the
-// shortest that round-trip, so 0.1 prints as 0.1, 1e20 as
-// 100000000000000000000 and 3e-5 as 0.00003; a value needing more than 17
-// decimals is rounded to 17 as Redis does, so 1e-20 prints as 0.
-// Infinities print as "inf" and "-inf", NaN as "nan".
-func AppendHumanFloat(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "nan"...)
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-	if point := bytes.IndexByte(dst[start:], '.'); point >= 0 && len(dst)-start-point-1 > 17 {
-		dst = strconv.AppendFloat(dst[:start], f, 'f', 17, 64)
-	}
-	if bytes.IndexByte(dst[start:], '.') >= 0 {
-		for dst[len(dst)-1] == '0' {
-			dst = dst[:len(dst)-1]
-		}
-		if dst[len(dst)-1] == '.' {
-			dst = dst[:len(dst)-1]
-		}
-	}
-	if string(dst[start:]) == "-0" {
-		dst = append(dst[:start], '0')
-	}
-	return dst
 }

@@ -1,7 +1,6 @@
 package rconv
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"math"
@@ -157,10 +156,6 @@ func FuzzAppendFloat(f *testing.F) {
 		if !ok || math.Float64bits(back) != bits {
 			t.Fatalf("AppendFloat(%v) = %q parses back as %v, %v", v, out, back, ok)
 		}
-		human := AppendHumanFloat(nil, v)
-		if bytes.ContainsAny(human, "eE") {
-			t.Fatalf("AppendHumanFloat(%v) = %q has an exponent", v, human)
-		}
 	})
 }
 
@@ -169,49 +164,6 @@ func TestAppendFloatDoesNotAllocate(t *testing.T) {
 	for _, v := range []float64{0.1, 1e23, 42, math.MaxFloat64, -1e-300} {
 		if n := testing.AllocsPerRun(100, func() { AppendFloat(buf[:0], v) }); n != 0 {
 			t.Errorf("AppendFloat(%v) allocates %v times", v, n)
-		}
-		if n := testing.AllocsPerRun(100, func() { AppendHumanFloat(buf[:0], v) }); n != 0 {
-			t.Errorf("AppendHumanFloat(%v) allocates %v times", v, n)
-		}
-	}
-}
-
-func TestAppendHumanFloat(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{math.NaN(), "nan"},
-		{inf, "inf"},
-		{negInf, "-inf"},
-		{0, "0"},
-		{negZ, "0"}, // "-0" becomes "0"
-		{1, "1"},
-		{-1, "-1"},
-		{10.5, "10.5"},
-		{0.1, "0.1"},
-		{-0.1, "-0.1"},
-		{3.0e-5, "0.00003"},
-		{1.5e-7, "0.00000015"},
-		{1e20, "100000000000000000000"},
-		{-1e20, "-100000000000000000000"},
-		{1.5e300, "15" + strings.Repeat("0", 299)},
-		{123456.789, "123456.789"},
-		{math.Float64frombits(0x3fd3333333333334), "0.30000000000000004"},
-		{1e-17, "0.00000000000000001"},
-		// Seventeen decimals at most, rounded as "%.17f" rounds...
-		{1.2345678901234567e-5, "0.00001234567890123"},
-		{6e-18, "0.00000000000000001"},
-		{1.0000000000000002e-10, "0.0000000001"},
-		// ...so tiny values vanish, with no sign left.
-		{1e-20, "0"},
-		{-1e-20, "0"},
-		{4e-18, "0"},
-		{5e-324, "0"},
-	}
-	for _, tt := range tests {
-		if got := string(AppendHumanFloat([]byte("x"), tt.in)); got != "x"+tt.want {
-			t.Errorf("AppendHumanFloat(%v) = %q, want %q", tt.in, got[1:], tt.want)
 		}
 	}
 }

@@ -179,49 +179,6 @@ func TestParseLongDoubleAgainstRedis(t *testing.T) {
 	checkMix(t, accepted, len(inputs))
 }
 
-// TestAppendHumanFloatAgainstRedis compares INCRBYFLOAT's output on a fresh
-// key with AppendHumanFloat for numbers whose long double and float64
-// renderings must agree: at most 15 significant digits with a magnitude below
-// 64 (the long double's error then stays under the 17th decimal), integers up
-// to 2^53, and exact powers of ten.
-func TestAppendHumanFloatAgainstRedis(t *testing.T) {
-	c := redistest.Start(t)
-	rng := newRand(t, 14)
-	inputs := []string{"0", "-0", "0.1", "-0.1", "3.0e-5", "1e-20", "-1e-20", "1e20", "1e22",
-		"10.5", "0.5", "0.25", "1.5e-7", "6e-18", "4e-18", "9007199254740992", "-9007199254740991"}
-	for range 1500 {
-		var s string
-		switch rng.IntN(3) {
-		case 0: // a short decimal below 64
-			digits := rng.IntN(15) + 1
-			mant := rng.Int64N(int64(math.Pow10(digits)))
-			s = strconv.FormatFloat(float64(mant)*math.Pow10(-rng.IntN(16)), 'f', -1, 64)
-			if v, _ := strconv.ParseFloat(s, 64); v >= 64 || len(strings.TrimLeft(strings.ReplaceAll(s, ".", ""), "0")) > 15 {
-				continue
-			}
-		case 1: // an integer
-			s = strconv.FormatInt(rng.Int64N(1<<53), 10)
-		default: // a power of ten that double holds exactly
-			s = "1e" + strconv.Itoa(rng.IntN(23))
-		}
-		if rng.IntN(2) == 0 {
-			s = "-" + s
-		}
-		inputs = append(inputs, s)
-	}
-	for _, in := range inputs {
-		mustDo(t, c, "DEL", "k")
-		reply := mustDo(t, c, "INCRBYFLOAT", "k", in).([]byte)
-		v, ok := ParseLongDouble([]byte(in))
-		if !ok {
-			t.Fatalf("ParseLongDouble(%q) rejects what INCRBYFLOAT accepted", in)
-		}
-		if ours := AppendHumanFloat(nil, v); !bytes.Equal(ours, reply) {
-			t.Errorf("INCRBYFLOAT by %q = %q; AppendHumanFloat = %q", in, reply, ours)
-		}
-	}
-}
-
 // checkMix guards against a comparison that passes because every input was
 // accepted, or every input rejected.
 func checkMix(t *testing.T, accepted, total int) {

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"bytes"
 	"math"
-	"math/big"
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/rconv"
@@ -205,92 +203,27 @@ func (tx *Tx) IncrByFloat(db int, key, delta []byte) ([]byte, error) {
 	return out, tx.updateString(db, key, m.ExpireMs, out)
 }
 
-// ldMaxExp bounds the binary exponent of a finite x87 long double: every
-// one is below 2^16384.
-const ldMaxExp = 16384
-
-// incrLongDouble computes cur+delta as INCRBYFLOAT and HINCRBYFLOAT do: both
-// numbers read by strtold into x87 80-bit long doubles (a 64-bit
-// significand), added with the sum rounded to nearest-even, and printed with
-// "%.17Lf" minus trailing zeros. Float64 arithmetic would differ visibly:
-// 1e17 + 123456789.123456789 is 100000000123456789.125 in Redis, and
-// 1e308 + 1e308 is finite.
+// incrLongDouble computes cur+delta as INCRBYFLOAT does: both numbers read
+// by strtold into x87 80-bit long doubles, added, and printed with "%.17Lf"
+// minus trailing zeros (rconv.LongDouble). Float64 arithmetic would differ
+// visibly: 1e17 + 123456789.123456789 is 100000000123456789.125 in Redis,
+// and 1e308 + 1e308 is finite.
 func incrLongDouble(cur, delta []byte) ([]byte, error) {
-	a, aInf, ok := parseLongDouble(cur)
+	a, ok := rconv.ParseLongDoubleExact(cur)
 	if !ok {
 		return nil, ErrNotFloat
 	}
-	b, bInf, ok := parseLongDouble(delta)
+	b, ok := rconv.ParseLongDoubleExact(delta)
 	if !ok {
 		return nil, ErrNotFloat
 	}
-	if aInf || bInf {
-		// inf+x is infinite and inf-inf is NaN: an error either way.
+	// inf+x is infinite and inf-inf is NaN: an error either way, as is an
+	// overflow.
+	sum, ok := a.Add(b)
+	if !ok {
 		return nil, ErrNaNOrInf
 	}
-	a.Add(a, b)
-	if a.MantExp(nil) > ldMaxExp {
-		return nil, ErrNaNOrInf
-	}
-	out := a.Append(nil, 'f', 17)
-	// "%.17Lf" always prints a point, so there are zeros to trim.
-	out = bytes.TrimRight(out, "0")
-	out = bytes.TrimSuffix(out, []byte("."))
-	if string(out) == "-0" {
-		out = out[1:]
-	}
-	return out, nil
-}
-
-// parseLongDouble reads b as Redis's string2ld does, exactly, into a 64-bit
-// significand. It reports an infinity separately, since big.Float arithmetic
-// on one could produce a NaN (which panics).
-func parseLongDouble(b []byte) (x *big.Float, inf, ok bool) {
-	f, ok := rconv.ParseLongDouble(b)
-	if !ok {
-		return nil, false, false
-	}
-	x = new(big.Float).SetPrec(64)
-	if n, isInt := rconv.ParseInt(b); isInt {
-		return x.SetInt64(n), false, true
-	}
-	if math.IsInf(f, 0) && bytes.ContainsAny(b, "iI") {
-		// Only "inf" and "infinity" contain an i; 1e400 is finite here.
-		return nil, true, true
-	}
-	if f == 0 && zeroMantissa(b) {
-		// Zero, whatever its exponent: big.Rat refuses exponents past a
-		// million, and would compute 10^exp for smaller ones.
-		return x, false, true
-	}
-	// big.Rat reads strtold's decimal and hexadecimal syntax exactly, and
-	// SetRat rounds to nearest-even as strtold does. The exponent of a
-	// nonzero long double in its 5119 bytes is small enough to compute.
-	r, ok := new(big.Rat).SetString(string(b))
-	if !ok {
-		return nil, false, false
-	}
-	return x.SetRat(r), false, true
-}
-
-// zeroMantissa reports whether the number b (valid for strtold) has only
-// zero digits before its exponent.
-func zeroMantissa(b []byte) bool {
-	b = bytes.TrimLeft(b, "+-")
-	hex := len(b) >= 2 && b[0] == '0' && b[1]|0x20 == 'x'
-	if hex {
-		b = b[2:]
-	}
-	for _, c := range b {
-		switch {
-		case c == '0' || c == '.':
-		case hex && c|0x20 == 'p', !hex && c|0x20 == 'e':
-			return true
-		default:
-			return false
-		}
-	}
-	return true
+	return sum.AppendHuman(nil), nil
 }
 
 // Append appends to a string key (creating it) and returns the new length.
