@@ -370,7 +370,10 @@ func listMove(x *ctx, from, to store.ListEnd, timeoutArg []byte) {
 	case found:
 		x.w.Bulk(v)
 	case timeoutArg != nil:
-		x.block(x.args[1:2], timeout, func(x *ctx) { x.w.NullBulk() })
+		// A wait that times out replies a null array, not the null bulk
+		// string of an empty source: Redis times out every blocked list
+		// client alike (replyToBlockedClientTimedOut).
+		x.block(x.args[1:2], timeout, func(x *ctx) { x.w.NullArray() })
 	default:
 		x.w.NullBulk()
 	}

@@ -334,8 +334,11 @@ func TestListNullRepliesOnTheWire(t *testing.T) {
 				wstep(nullArray, "BLPOP", "nol", "0.01"),
 				wstep(nullArray, "BRPOP", "nol", "nol2", "0.01"),
 				wstep(nullArray, "BLMPOP", "0.01", "1", "nol", "LEFT"),
-				wstep(nullBulk, "BLMOVE", "nol", "dst", "LEFT", "LEFT", "0.01"),
-				wstep(nullBulk, "BRPOPLPUSH", "nol", "dst", "0.01"),
+				// A wait that times out is a null array even where the
+				// command's reply is a bulk string (Redis's
+				// replyToBlockedClientTimedOut).
+				wstep(nullArray, "BLMOVE", "nol", "dst", "LEFT", "LEFT", "0.01"),
+				wstep(nullArray, "BRPOPLPUSH", "nol", "dst", "0.01"),
 				wstep(":1\r\n", "RPUSH", "l", "a"),
 				wstep("*0\r\n", "LPOP", "l", "0"),
 				wstep("*2\r\n$1\r\nl\r\n*1\r\n$1\r\na\r\n", "LMPOP", "1", "l", "LEFT", "COUNT", "3"),

@@ -790,10 +790,32 @@ func (tx *Tx) ZRemRange(db int, key []byte, r ZRange) (int64, error) {
 	return int64(len(run.members)), z.save()
 }
 
+// zstoreBuild says how Redis builds a stored result, which decides where a
+// -0 score keeps its sign (see keepNegZero).
+type zstoreBuild uint8
+
+const (
+	// zstoreWhole: as a skiplist, converted to a listpack at the end if
+	// it fits one (ZUNIONSTORE and friends: zsetConvertToListpackIfNeeded),
+	// so the whole result decides.
+	zstoreWhole zstoreBuild = iota
+	// zstoreGrown: as a listpack, grown member by member in the result's
+	// order and converted to a skiplist by the insertion that overflows it
+	// (ZRANGESTORE BYSCORE or BYLEX, whose length is not known up front):
+	// a -0 keeps its sign only if a member before it (or itself) was
+	// longer than the listpack limit or it came after the 128th.
+	zstoreGrown
+	// zstoreSized: as zstoreGrown, but a skiplist from the start when the
+	// length, known up front, exceeds the listpack limit (ZRANGESTORE by
+	// rank: zrangeResultBeginStore).
+	zstoreSized
+)
+
 // zstore replaces whatever dst holds with a sorted set of ms (distinct
-// members), or deletes dst when ms is empty, as ZRANGESTORE, ZUNIONSTORE
-// and friends do. The deadline of dst goes with it.
-func (tx *Tx) zstore(db int, dst []byte, ms []ZMember) (int64, error) {
+// members, in the order Redis adds them), or deletes dst when ms is empty,
+// as ZRANGESTORE, ZUNIONSTORE and friends do. The deadline of dst goes
+// with it.
+func (tx *Tx) zstore(db int, dst []byte, ms []ZMember, build zstoreBuild) (int64, error) {
 	if len(ms) == 0 {
 		_, err := tx.deleteKey(db, dst)
 		return 0, err
@@ -802,14 +824,21 @@ func (tx *Tx) zstore(db int, dst []byte, ms []ZMember) (int64, error) {
 	if err := tx.create(c); err != nil {
 		return 0, err
 	}
-	// Redis builds the result as a skiplist and converts it to a listpack
-	// at the end if it fits one (zsetConvertToListpackIfNeeded), so
-	// whether a -0 keeps its sign depends on the whole result.
 	z := &zwriter{tx: tx, c: c, skiplist: zno}
-	if len(ms) > zsetListpackEntries || slices.ContainsFunc(ms, func(m ZMember) bool { return len(m.Member) > zsetListpackValue }) {
-		z.skiplist = zyes
+	switch build {
+	case zstoreWhole:
+		if len(ms) > zsetListpackEntries || slices.ContainsFunc(ms, func(m ZMember) bool { return len(m.Member) > zsetListpackValue }) {
+			z.skiplist = zyes
+		}
+	case zstoreSized:
+		if len(ms) > zsetListpackEntries {
+			z.skiplist = zyes
+		}
 	}
-	for _, m := range ms {
+	for i, m := range ms {
+		if build != zstoreWhole && (i >= zsetListpackEntries || len(m.Member) > zsetListpackValue) {
+			z.skiplist = zyes
+		}
 		if err := z.put(m.Member, m.Score); err != nil {
 			return 0, err
 		}
@@ -825,7 +854,11 @@ func (tx *Tx) ZRangeStore(db int, dst, src []byte, r ZRange) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return tx.zstore(db, dst, ms)
+	build := zstoreGrown
+	if r.By == ZByRank {
+		build = zstoreSized
+	}
+	return tx.zstore(db, dst, ms, build)
 }
 
 // --- Reading ------------------------------------------------------------------
@@ -1111,32 +1144,32 @@ func (v *zview) ends() (first, last []byte, ok bool, err error) {
 //
 // Redis defines lex ranges for sets whose members all have one score; then
 // the range is a run of that score's entries, found with one seek. For a
-// set with mixed scores Redis leaves the result unspecified; this follows
-// what Redis does for a small (listpack) set, which is also what a linear
-// scan gives: the first member in range walking in the range's direction
-// starts the run, and the run ends at the first member past its far end.
-// That fallback reads up to the whole set.
-func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, err error) {
+// set with mixed scores (mixed true) Redis leaves the result unspecified;
+// this follows what Redis does for a small (listpack) set, which is also
+// what a linear scan gives: the first member in range walking in the
+// range's direction starts the run, and the run ends at the first member
+// past its far end. That fallback reads up to the whole set.
+func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok, mixed bool, err error) {
 	if lexEmpty(min, max) {
-		return nil, nil, false, nil
+		return nil, nil, false, false, nil
 	}
 	first, last, ok, err := v.ends()
 	if err != nil || !ok {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	plen := len(v.scorePrefix())
 	_, fm, err := zentry(first, plen)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	_, lm, err := zentry(last, plen)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	// zzlIsInLexRange: the first member must not be above max, the last
 	// not below min.
 	if !lexGteMin(lm, min) || !lexLteMax(fm, max) {
-		return nil, nil, false, nil
+		return nil, nil, false, false, nil
 	}
 	if bytes.Equal(first[plen:plen+8], last[plen:plen+8]) {
 		sp := first[:plen+8]
@@ -1158,11 +1191,11 @@ func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, er
 				hi = append(hi, 0)
 			}
 		}
-		return lo, hi, bytes.Compare(lo, hi) < 0, nil
+		return lo, hi, bytes.Compare(lo, hi) < 0, false, nil
 	}
 	it, err := v.scoreIter(nil, nil)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, true, err
 	}
 	defer it.Close()
 	gte := func(m []byte) bool { return lexGteMin(m, min) }
@@ -1177,7 +1210,7 @@ func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, er
 	for ; ok; ok = step() {
 		_, m, err := zentry(it.Key(), plen)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, true, err
 		}
 		if a == nil {
 			if !start(m) {
@@ -1193,12 +1226,57 @@ func (v *zview) lexSpan(min, max LexBound, rev bool) (lo, hi []byte, ok bool, er
 		b = append(b[:0], it.Key()...)
 	}
 	if err := it.Error(); err != nil || a == nil {
-		return nil, nil, false, err
+		return nil, nil, false, true, err
 	}
 	if rev {
 		a, b = b, a
 	}
-	return a, append(bytes.Clone(b), 0), true, nil
+	return a, append(bytes.Clone(b), 0), true, true, nil
+}
+
+// walkLexOffset is walk for a lex range with an offset over a set with
+// mixed scores (see lexSpan), as Redis walks its listpack: from the first
+// member in range, it skips the offset's members whether in range or not,
+// then takes members up to the count while they are not past the range's
+// far end. In a set of mixed scores a member past the offset may be in
+// range again although one skipped was not. lo and hi are lexSpan's span,
+// whose first member (the last, reversed) is where the walk starts.
+func (v *zview) walkLexOffset(r ZRange, lo, hi []byte, fn func(k, val []byte) error) error {
+	var it engine.Iterator
+	var err error
+	if r.Rev {
+		it, err = v.scoreIter(nil, hi)
+	} else {
+		it, err = v.scoreIter(lo, nil)
+	}
+	if err != nil {
+		return err
+	}
+	step, ok := it.Next, it.First()
+	inRange := func(m []byte) bool { return lexLteMax(m, r.LexMax) }
+	if r.Rev {
+		step, ok = it.Prev, it.Last()
+		inRange = func(m []byte) bool { return lexGteMin(m, r.LexMin) }
+	}
+	for skip := r.Offset; ok && skip > 0; skip-- {
+		ok = step()
+	}
+	plen := len(v.scorePrefix())
+	for n := r.Count; ok && n != 0; ok, n = step(), n-1 {
+		_, m, err := zentry(it.Key(), plen)
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if !inRange(m) {
+			break
+		}
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
 }
 
 // walk calls fn with each score index entry (key and value) of range r, in
@@ -1215,10 +1293,13 @@ func (v *zview) walk(r ZRange, fn func(k, val []byte) error) error {
 			return nil
 		}
 	case ZByLex:
-		var ok bool
+		var ok, mixed bool
 		var err error
-		if lo, hi, ok, err = v.lexSpan(r.LexMin, r.LexMax, r.Rev); err != nil || !ok {
+		if lo, hi, ok, mixed, err = v.lexSpan(r.LexMin, r.LexMax, r.Rev); err != nil || !ok {
 			return err
+		}
+		if mixed && r.Offset > 0 && r.Count != 0 {
+			return v.walkLexOffset(r, lo, hi, fn)
 		}
 	}
 	if r.Offset < 0 || r.Count == 0 {
@@ -1463,7 +1544,7 @@ func (tx *Tx) ZLexCount(db int, key []byte, min, max LexBound) (int64, error) {
 		return 0, err
 	}
 	defer v.close()
-	lo, hi, ok, err := v.lexSpan(min, max, false)
+	lo, hi, ok, _, err := v.lexSpan(min, max, false)
 	if err != nil || !ok {
 		return 0, err
 	}
@@ -1802,7 +1883,8 @@ func (in *zinput) find(r engine.Reader, member, buf []byte) (float64, bool, erro
 }
 
 // aggregate folds val into *acc as Redis's zunionInterAggregate does: a sum
-// that is not a number (inf + -inf) counts as 0.
+// that is not a number (inf + -inf, or a val that is NaN) counts as 0; MIN
+// and MAX pass a NaN val over, as their comparisons fail.
 func aggregate(acc *float64, val float64, agg ZAggregate) {
 	switch agg {
 	case ZSum:
@@ -1886,7 +1968,7 @@ func (tx *Tx) ZSetOperateStore(db int, dst []byte, op ZSetOp, keys [][]byte, wei
 	if err != nil {
 		return 0, err
 	}
-	return tx.zstore(db, dst, ms)
+	return tx.zstore(db, dst, ms, zstoreWhole)
 }
 
 // ZInterCard returns the size of the intersection of keys, counting no
@@ -1968,7 +2050,10 @@ func zinter(r engine.Reader, ins []zinput, agg ZAggregate, limit int64, count *i
 					return err
 				}
 			}
-			aggregate(&score, weighted(in.weight, v), agg)
+			// Only the first input's product has Redis's NaN rule: a later
+			// one that is not a number (0 × inf) is folded in as it is, so a
+			// sum becomes 0 and MIN or MAX pass it over.
+			aggregate(&score, in.weight*v, agg)
 		}
 		if count != nil {
 			*count++
