@@ -68,6 +68,7 @@ func TestKeyIndices(t *testing.T) {
 		{"xread options first", xreadSpec(), "xread count 1 streams a b", []int{4}},
 		{"xread keyword any case", xreadSpec(), "xread StReAmS a 0", []int{2}},
 		{"xread keyword folds ASCII only", xreadSpec(), "xread ſtreams a 0", nil},
+		{"xread keyword ends at a NUL byte", xreadSpec(), "xread STREAMS\x00x a 0", []int{2}},
 		{"xread keyword last", xreadSpec(), "xread a b streams", nil},
 		{"xread no keyword", xreadSpec(), "xread a b c", nil},
 		{"zunionstore from specs: destination first", zunionstoreSpec(), "zunionstore d 2 a b", []int{1, 3, 4}},

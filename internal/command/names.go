@@ -108,10 +108,11 @@ func (c Category) Names() []string {
 }
 
 // CategoryByName returns the category called name ("string", without '@'),
-// matched case-insensitively as Redis's ACL code does.
+// matched as Redis's ACL code matches it, with strcasecmp (see
+// equalFoldASCII).
 func CategoryByName(name string) (Category, bool) {
 	for _, e := range categoryNames {
-		if equalFoldASCII(e.name[1:], name) {
+		if equalFoldASCII(name, e.name[1:]) {
 			return e.cat, true
 		}
 	}
@@ -141,10 +142,18 @@ func (f DocFlag) Names() []string {
 	return names
 }
 
-// equalFoldASCII compares like C's strcasecmp in the "C" locale: only A-Z
+// equalFoldASCII reports whether the argument a names the keyword b, as
+// C's strcasecmp in the "C" locale compares them: a is read up to its first
+// NUL byte, as a C string ends there ("STORE\x00x" is STORE), and only A-Z
 // fold. strings.EqualFold would also fold Unicode (the long s 'ſ' matches
-// 's'), so a keyword could match where Redis would not.
+// 's'), so a keyword could match where Redis would not. b holds no NUL.
 func equalFoldASCII[T string | []byte](a T, b string) bool {
+	for i := 0; i < len(a); i++ {
+		if a[i] == 0 {
+			a = a[:i]
+			break
+		}
+	}
 	if len(a) != len(b) {
 		return false
 	}

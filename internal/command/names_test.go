@@ -50,6 +50,9 @@ func TestCategoryByName(t *testing.T) {
 		{"", 0, false},
 		{"strings", 0, false},
 		{"ſtring", 0, false},
+		{"string\x00", CatString, true},
+		{"String\x00junk", CatString, true},
+		{"\x00string", 0, false},
 	}
 	for _, tt := range tests {
 		got, ok := CategoryByName(tt.name)

@@ -180,6 +180,13 @@ func checkArgs(args []Arg, numSpecs int) error {
 
 // Lookup returns the top-level command called name, case-insensitively, or
 // nil. It does not allocate. Subcommands are found with LookupSub.
+//
+// Only ASCII letters fold, and the name is compared whole, NUL bytes
+// included: "GET\x00x" is no command. Redis's command table is a dict
+// that hashes the whole name and compares candidates with strcasecmp, so
+// there such a name finds GET only when its hash happens to share GET's
+// bucket (its seed is random per process); Cairn gives the usual answer
+// every time. LookupSub and LookupFull read names the same way.
 func (t *Table) Lookup(name []byte) *Spec {
 	var buf [maxNameLen]byte
 	key, ok := lowerInto(&buf, name)
@@ -264,7 +271,9 @@ func (t *Table) resolve(args [][]byte) *Spec {
 // ErrSyntax. ACLCAT takes a category name without '@' and, like Redis,
 // matches nothing when the category does not exist; PATTERN is a
 // case-insensitive glob over full names ("config|*"). Cairn has no modules,
-// so MODULE matches nothing.
+// so MODULE matches nothing. Like Redis, which compares them with
+// strcasecmp, kind and the category name end at a NUL byte (see
+// equalFoldASCII); the pattern is matched whole, as stringmatchlen reads it.
 func (t *Table) FilterBy(kind, arg string) ([]*Spec, error) {
 	var match func(*Spec) bool
 	var name []byte

@@ -31,6 +31,10 @@ func TestLookup(t *testing.T) {
 		{"config|get", ""},
 		{strings.Repeat("g", maxNameLen+1), ""},
 		{"\xc7et", ""},
+		{"\u017Fet", ""},
+		// The whole name counts, past a NUL byte too (see Lookup).
+		{"get\x00", ""},
+		{"GET\x00x", ""},
 	}
 	for _, tt := range tests {
 		got := table.Lookup([]byte(tt.name))
@@ -188,6 +192,12 @@ func TestFilterBy(t *testing.T) {
 		{"pattern", "nomatch", nil, nil},
 		{"module", "anything", nil, nil},
 		{"foo", "bar", nil, ErrSyntax},
+		// kind and the category end at a NUL byte, as strcasecmp reads
+		// them; the pattern does not.
+		{"ACLCAT\x00junk", "string\x00junk", []string{"get", "getset", "mset", "set"}, nil},
+		{"pattern\x00", "g?t", []string{"get"}, nil},
+		{"pattern", "g?t\x00", nil, nil},
+		{"aclcat", "\u017Ftring", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+" "+tt.arg, func(t *testing.T) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
 )
@@ -196,10 +197,12 @@ var variableKeyFlags = map[string]func(args [][]byte, spec int) command.KeyFlag{
 }
 
 // setKeyFlags is how SET uses its key, as Redis's setGetKeys says: read
-// and written when GET returns the old value, else only overwritten.
+// and written when GET returns the old value, else only overwritten. Like
+// setGetKeys it looks for GET in every argument after the value, option
+// values included.
 func setKeyFlags(args [][]byte, _ int) command.KeyFlag {
 	for _, a := range args[min(3, len(args)):] {
-		if bytes.EqualFold(a, []byte("get")) {
+		if optIs(a, "GET") {
 			return command.KeyRW | command.KeyAccess | command.KeyUpdate
 		}
 	}
@@ -217,4 +220,64 @@ func withArgs(e *cmdEntry) {
 	for i := range e.subs {
 		withArgs(&e.subs[i])
 	}
+}
+
+// Reading arguments as Redis reads them. Redis compares an option or
+// subcommand argument with strcasecmp, or with byte tests that end at
+// '\0', so it reads the argument as a C string: up to its first NUL byte
+// ("NX\x00junk" is NX), with only ASCII letters folding ("\u017Fync", with
+// the long s, is not SYNC, though strings.ToUpper and strings.EqualFold
+// would have it so). Errors that quote an argument format it with %s, which
+// also stops at the NUL. Command names are the exception: the command
+// table is a dict hashed over the whole name, so "GET\x00x" is no command
+// (command.Table.Lookup).
+
+// optIs reports whether arg names the option name, given in upper case.
+// It does not allocate.
+func optIs(arg []byte, name string) bool {
+	arg = cbytes(arg)
+	if len(arg) != len(name) {
+		return false
+	}
+	for i, c := range arg {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// optName is arg upper-cased as optIs reads it, for a switch over many
+// names. It allocates the string; optIs does not.
+func optName(arg []byte) string {
+	arg = cbytes(arg)
+	var b strings.Builder
+	b.Grow(len(arg))
+	for _, c := range arg {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// cstr is s as far as its first NUL byte, as an error text quoting an
+// argument shows it.
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// cbytes is cstr for an argument's bytes.
+func cbytes(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
 }

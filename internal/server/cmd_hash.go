@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"math"
 	"strings"
 
@@ -203,7 +202,7 @@ func cmdHRandField(x *ctx) {
 		return
 	}
 	withValues := false
-	if len(x.args) > 4 || (len(x.args) == 4 && !bytes.EqualFold(x.arg(3), []byte("withvalues"))) {
+	if len(x.args) > 4 || (len(x.args) == 4 && !optIs(x.arg(3), "WITHVALUES")) {
 		x.syntaxError()
 		return
 	}
@@ -369,7 +368,7 @@ func hashFields(x *ctx, at int, badCount string) ([][]byte, bool) {
 		hashArityError(x)
 		return nil, false
 	}
-	if !bytes.EqualFold(x.arg(at), []byte("fields")) {
+	if !optIs(x.arg(at), "FIELDS") {
 		x.errorReply("ERR Mandatory argument FIELDS is missing or not at the right position")
 		return nil, false
 	}
@@ -402,14 +401,14 @@ func hexpireCmd(u expireUnit, name string) handler {
 		}
 		var cond store.ExpireCond
 		at := 4
-		switch strings.ToUpper(x.argStr(3)) {
-		case "NX":
+		switch opt := x.arg(3); {
+		case optIs(opt, "NX"):
 			cond = store.ExpireNX
-		case "XX":
+		case optIs(opt, "XX"):
 			cond = store.ExpireXX
-		case "GT":
+		case optIs(opt, "GT"):
 			cond = store.ExpireGT
-		case "LT":
+		case optIs(opt, "LT"):
 			cond = store.ExpireLT
 		default:
 			at = 3
@@ -505,16 +504,16 @@ func cmdHGetEx(x *ctx) {
 	var act store.ExpireAction
 	var u expireUnit
 	at := 2
-	switch strings.ToUpper(x.argStr(2)) {
-	case "EX":
+	switch opt := x.arg(2); {
+	case optIs(opt, "EX"):
 		act.Set = true
-	case "PX":
+	case optIs(opt, "PX"):
 		act.Set, u.ms = true, true
-	case "EXAT":
+	case optIs(opt, "EXAT"):
 		act.Set, u.absolute = true, true
-	case "PXAT":
+	case optIs(opt, "PXAT"):
 		act.Set, u.ms, u.absolute = true, true, true
-	case "PERSIST":
+	case optIs(opt, "PERSIST"):
 		act.Persist = true
 		at = 3
 	}
@@ -546,8 +545,8 @@ func cmdHSetEx(x *ctx) {
 	expiry := false
 	for i := 2; i < len(x.args) && pairs == nil; i++ {
 		var u expireUnit
-		switch opt := strings.ToUpper(x.argStr(i)); opt {
-		case "FIELDS":
+		switch opt := x.arg(i); {
+		case optIs(opt, "FIELDS"):
 			if i >= len(x.args)-3 {
 				hashArityError(x)
 				return
@@ -564,32 +563,32 @@ func cmdHSetEx(x *ctx) {
 			}
 			pairs = x.args[i+2:]
 			continue
-		case "FXX", "FNX":
+		case optIs(opt, "FXX"), optIs(opt, "FNX"):
 			if a.Cond != store.SetAlways {
 				x.errorReply("ERR Only one of FXX or FNX arguments can be specified")
 				return
 			}
 			a.Cond = store.SetXX
-			if opt == "FNX" {
+			if optIs(opt, "FNX") {
 				a.Cond = store.SetNX
 			}
 			continue
-		case "KEEPTTL":
+		case optIs(opt, "KEEPTTL"):
 			if expiry {
 				hashExpiryConflict(x)
 				return
 			}
 			expiry, a.KeepTTL = true, true
 			continue
-		case "EX":
-		case "PX":
+		case optIs(opt, "EX"):
+		case optIs(opt, "PX"):
 			u.ms = true
-		case "EXAT":
+		case optIs(opt, "EXAT"):
 			u.absolute = true
-		case "PXAT":
+		case optIs(opt, "PXAT"):
 			u.ms, u.absolute = true, true
 		default:
-			x.errorReply("ERR unknown argument: " + x.argStr(i))
+			x.errorReply("ERR unknown argument: " + cstr(x.argStr(i)))
 			return
 		}
 		if expiry {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -196,7 +195,7 @@ func cmdSInterCard(x *ctx) {
 	keys := x.args[2 : 2+n]
 	var limit int64
 	for i := 2 + int(n); i < len(x.args); i++ {
-		if i+1 < len(x.args) && bytes.EqualFold(x.arg(i), []byte("limit")) {
+		if i+1 < len(x.args) && optIs(x.arg(i), "LIMIT") {
 			i++
 			l, ok := rconv.ParseInt(x.arg(i))
 			if !ok || l < 0 {

@@ -372,16 +372,6 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// cstr is s as far as its first NUL byte. Redis formats arguments into
-// error texts with %s, which stops there; errors quoting an argument use
-// it to read the same.
-func cstr(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // errorStats are INFO's total_error_replies and errorstats section: error
 // replies counted by their code, the first word of the text.
 type errorStats struct {

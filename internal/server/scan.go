@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/cairndb/cairn/internal/rconv"
 )
@@ -15,45 +13,6 @@ type scanOptions struct {
 	// pattern is MATCH's pattern, nil for none or "*".
 	pattern  []byte
 	noValues bool
-}
-
-// optName is an option argument as Redis compares it with strcasecmp (or
-// with byte tests ending at '\0'): read as a C string, up to its first NUL
-// byte, so "NX\x00junk" is NX, and upper-cased in ASCII only, so that
-// "\u017Fync" is not SYNC (as strings.ToUpper would have it).
-func optName(arg []byte) string {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		arg = arg[:i]
-	}
-	var b strings.Builder
-	b.Grow(len(arg))
-	for _, c := range arg {
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// optIs reports whether arg names the option name (upper case), read as
-// optName reads it.
-func optIs(arg []byte, name string) bool {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		arg = arg[:i]
-	}
-	if len(arg) != len(name) {
-		return false
-	}
-	for i, c := range arg {
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if c != name[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // scanCursorArg parses the cursor argument at i, replying and returning
