@@ -81,6 +81,12 @@ type Mark struct {
 // Snapshot is a frozen, consistent view. Close it when done.
 type Snapshot interface {
 	Reader
+	// Fix fixes the state the snapshot shows to the present moment if it
+	// is not fixed yet (a view is fixed at its first read), and reports
+	// whether it did: a reader can then check that what it learnt just
+	// before (from the key cache) is that state. A snapshot from
+	// NewSnapshot was fixed when taken.
+	Fix() (bool, error)
 	Close() error
 }
 

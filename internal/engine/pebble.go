@@ -326,6 +326,9 @@ func (s pebbleSnapshot) Get(key, dst []byte) ([]byte, error)     { return get(s.
 func (s pebbleSnapshot) NewIter(lo, hi []byte) (Iterator, error) { return newIter(s.s, lo, hi) }
 func (s pebbleSnapshot) Close() error                            { return wrap("close snapshot", s.s.Close()) }
 
+// Fix implements Snapshot: a Pebble snapshot was fixed when taken.
+func (s pebbleSnapshot) Fix() (bool, error) { return false, nil }
+
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil

@@ -53,6 +53,15 @@ func (v *pebbleView) base() (*pebble.Iterator, error) {
 	return v.it, nil
 }
 
+// Fix implements Snapshot.
+func (v *pebbleView) Fix() (bool, error) {
+	if v.it != nil {
+		return false, nil
+	}
+	_, err := v.base()
+	return err == nil, err
+}
+
 // Get implements Reader.
 func (v *pebbleView) Get(key, dst []byte) ([]byte, error) {
 	it, err := v.base()

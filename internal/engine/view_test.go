@@ -100,6 +100,39 @@ func TestViewIsFrozenAtFirstRead(t *testing.T) {
 	}
 }
 
+// TestViewFix checks that Fix fixes a view's state at once, and reports
+// doing so only when the view was not fixed before.
+func TestViewFix(t *testing.T) {
+	p := openMem(t)
+	commitKV(t, p, "k", "old")
+	v := p.NewView()
+	defer v.Close()
+	commitKV(t, p, "k", "v1")
+	if fixed, err := v.Fix(); !fixed || err != nil {
+		t.Fatalf("first Fix = %v, %v; want true", fixed, err)
+	}
+	commitKV(t, p, "k", "v2")
+	if got, err := v.Get([]byte("k"), nil); err != nil || string(got) != "v1" {
+		t.Fatalf("Get after Fix = %q, %v; want the state at Fix", got, err)
+	}
+	if fixed, err := v.Fix(); fixed || err != nil {
+		t.Fatalf("second Fix = %v, %v; want false", fixed, err)
+	}
+	read := p.NewView()
+	defer read.Close()
+	if _, err := read.Get([]byte("k"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if fixed, _ := read.Fix(); fixed {
+		t.Fatal("Fix after a read reports fixing the view")
+	}
+	s := p.NewSnapshot()
+	defer s.Close()
+	if fixed, _ := s.Fix(); fixed {
+		t.Fatal("Fix of a snapshot reports fixing it")
+	}
+}
+
 // BenchmarkConsistentRead compares a snapshot with a view for what a list
 // read does: one point read, then a 100-key scan, from one state.
 func BenchmarkConsistentRead(b *testing.B) {

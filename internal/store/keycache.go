@@ -212,6 +212,15 @@ func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok 
 	return dst, found, ok, gen
 }
 
+// generation returns the generation of stripe's shard (see fill).
+func (c *keyCache) generation(stripe uint16) uint64 {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	gen := sh.gen
+	sh.mu.Unlock()
+	return gen
+}
+
 // entry returns mk's entry, for checks.
 func (c *keyCache) entry(sh *cacheShard, mk []byte) (cacheEntry, bool) {
 	i := sh.t.find(c.keyHash(mk))

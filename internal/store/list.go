@@ -421,9 +421,7 @@ func (tx *Tx) rotate(ls *listState, from, to ListEnd) ([]byte, bool, error) {
 // LINDEX 0 miss its item).
 func (tx *Tx) listMeta(db int, key []byte) (*listState, error) {
 	if tx.b == nil && tx.snap == nil {
-		tx.snap = tx.s.eng.NewView()
-		tx.r = tx.snap
-		tx.cache.valid = false
+		tx.pinView()
 	}
 	return tx.openList(db, key)
 }

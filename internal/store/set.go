@@ -55,9 +55,7 @@ func (tx *Tx) setPin() {
 	if tx.b != nil || tx.snap != nil {
 		return
 	}
-	tx.snap = tx.s.eng.NewView()
-	tx.r = tx.snap
-	tx.cache.valid = false
+	tx.pinView()
 }
 
 // setKeyBuf builds sub-keys of c in a buffer reused across members.

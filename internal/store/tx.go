@@ -19,6 +19,10 @@ type Tx struct {
 	r    engine.Reader
 	b    engine.Batch
 	snap engine.Snapshot
+	// snapUnread is set while snap is a view nothing has read yet, whose
+	// state is not fixed: its first metadata read may come from the key
+	// cache (see cachedForView).
+	snapUnread bool
 
 	// NowMs is the command's clock, fixed for its whole run (as Redis
 	// caches mstime per command) so a key cannot expire halfway through.
@@ -236,8 +240,7 @@ func (s *Store) BeginAll() *Tx {
 func (s *Store) Read(consistent bool) *Tx {
 	tx := s.newTx()
 	if consistent {
-		tx.snap = s.eng.NewView()
-		tx.r = tx.snap
+		tx.pinView()
 	} else {
 		tx.r = s.eng
 	}
@@ -374,21 +377,27 @@ func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool
 	}
 	// The key cache holds the latest committed state: right for a writer
 	// (unless this Tx wrote the record itself) and for an unpinned reader,
-	// wrong for a snapshot.
+	// wrong for a snapshot, unless it is a view whose state is fixed now
+	// and shown to match (cachedForView).
 	kc := tx.s.keys
-	useCache := kc != nil && tx.snap == nil && !tx.flushed && !tx.wroteMeta(mk)
+	unread := tx.snapUnread
+	tx.snapUnread = false
+	useCache := kc != nil && (tx.snap == nil || unread) && !tx.flushed && !tx.wroteMeta(mk)
 	var stripe uint16
 	var gen uint64
 	if useCache {
 		stripe = stripeOf(key)
 		var ok bool
 		tx.cache.raw, found, ok, gen = kc.lookup(stripe, mk, tx.cache.raw[:0])
+		if ok && unread {
+			ok = tx.cachedForView(tx.snap, stripe, gen)
+		}
 		if ok {
 			tx.cache.valid, tx.cache.found = true, found
 			tx.cache.key = append(tx.cache.key[:0], mk...)
 			return mk, tx.cache.raw, found, nil
 		}
-		if kc.holdsAll(pdb) {
+		if !unread && kc.holdsAll(pdb) {
 			tx.cache.set(mk, nil, false)
 			return mk, nil, false, nil
 		}
@@ -483,6 +492,42 @@ func (tx *Tx) publishMetaWrites(committed bool) {
 	tx.metaBuf = tx.metaBuf[:0]
 	tx.flushed = false
 	tx.flushedDBs = tx.flushedDBs[:0]
+}
+
+// pinView makes the Tx, a reader, read one state of the store: a view,
+// fixed at its first read.
+func (tx *Tx) pinView() {
+	tx.snap = tx.s.eng.NewView()
+	tx.r = tx.snap
+	tx.snapUnread = true
+	tx.cache.valid = false
+}
+
+// cachedForView fixes view, which nothing may have read yet, and reports
+// whether the key cache's record of a key of stripe, looked up at shard
+// generation gen just before, is the record in the view's state. Readers
+// of collections pin a view so that the metadata and the items they read
+// agree, and the metadata record is then the first read: from the cache,
+// it costs no engine read.
+//
+// A writer holds the stripe's lock from before its commit until after it
+// has installed its records in the cache, which moves the generation. If
+// the lock is free once the view is fixed and the generation has not moved
+// since the lookup, no write to a key of the stripe committed between the
+// lookup and the view: the cached record is the view's. Otherwise the
+// caller reads the view.
+func (tx *Tx) cachedForView(view engine.Snapshot, stripe uint16, gen uint64) bool {
+	if fixed, err := view.Fix(); !fixed || err != nil {
+		// A view fixed before the lookup may be older than the cache; an
+		// error is the view's own reads' to report.
+		return false
+	}
+	mu := &tx.s.stripes[stripe]
+	if !mu.TryLock() {
+		return false
+	}
+	mu.Unlock()
+	return tx.s.keys.generation(stripe) == gen
 }
 
 func (c *metaCache) set(key, raw []byte, found bool) {

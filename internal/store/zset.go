@@ -920,7 +920,7 @@ func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 	if stable && tx.b == nil && tx.snap == nil {
 		v.snap = tx.s.eng.NewView()
 		v.r = v.snap
-		m, ok, err = tx.zmetaFrom(v.snap, db, key)
+		m, ok, err = tx.zmetaFromView(v.snap, db, key)
 	} else {
 		m, ok, err = tx.typedMeta(db, key, encoding.TypeZSet)
 	}
@@ -944,11 +944,17 @@ func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 	return v, nil
 }
 
-// zmetaFrom reads a live sorted set's metadata through r, bypassing the
-// Tx's metadata cache (which may hold an older state than r): see
-// zmetaFromAny.
-func (tx *Tx) zmetaFrom(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
-	m, ok, err := tx.zmetaFromAny(r, db, key)
+// zmetaFromView reads a live sorted set's metadata for a reader about to
+// read through view, which nothing has read yet, bypassing the Tx's
+// metadata cache (which may hold an older state than the view): see
+// zmetaThrough.
+func (tx *Tx) zmetaFromView(view engine.Snapshot, db int, key []byte) (encoding.Meta, bool, error) {
+	return zsetMeta(tx.zmetaThrough(view, true, db, key))
+}
+
+// zsetMeta passes on what zmetaFromAny read, refusing a key of another
+// type.
+func zsetMeta(m encoding.Meta, ok bool, err error) (encoding.Meta, bool, error) {
 	if err == nil && ok && m.Type != encoding.TypeZSet {
 		return m, false, ErrWrongType
 	}
@@ -1816,10 +1822,31 @@ func (tx *Tx) zinputs(r engine.Reader, db int, keys [][]byte) ([]zinput, error) 
 // IDLETIME), as a read through the cache does. Value aliases a Tx buffer
 // that the next read of a member's score (zscoreIn) reuses.
 func (tx *Tx) zmetaFromAny(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
+	return tx.zmetaThrough(r, false, db, key)
+}
+
+// zmetaThrough is zmetaFromAny; with unread, r is a view nothing has read
+// yet, and the key cache answers when it holds the view's record
+// (cachedForView).
+func (tx *Tx) zmetaThrough(r engine.Reader, unread bool, db int, key []byte) (encoding.Meta, bool, error) {
 	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], tx.s.phys(db), key)
 	mk := tx.keyBuf
 	tx.s.access.touchMetaKey(mk, tx.NowMs)
-	raw, err := r.Get(mk, tx.valBuf[:0])
+	var raw []byte
+	var err error
+	cached := false
+	if view, ok := r.(engine.Snapshot); ok && unread && tx.s.keys != nil {
+		stripe := stripeOf(key)
+		var found bool
+		var gen uint64
+		raw, found, cached, gen = tx.s.keys.lookup(stripe, mk, tx.valBuf[:0])
+		if cached = cached && tx.cachedForView(view, stripe, gen); cached && !found {
+			err = engine.ErrNotFound
+		}
+	}
+	if !cached {
+		raw, err = r.Get(mk, tx.valBuf[:0])
+	}
 	if err == nil {
 		tx.valBuf = raw
 	}
