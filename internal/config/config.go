@@ -87,13 +87,18 @@ func (c *Config) load(text, source string, numbered bool) error {
 // an exact, case-insensitive name and is answered under the name as written;
 // any other pattern is a case-insensitive Redis glob answered under the
 // settings' own names. Values are formatted as Redis shows them.
+//
+// Redis looks for glob characters (strpbrk) and matches a glob (stringmatch)
+// in the pattern as a C string, up to its first NUL, but looks an exact name
+// up in its dictionary whole: "maxmemory\x00*" is no pattern and names no
+// setting, while "maxmemory*\x00x" is the glob "maxmemory*".
 func (c *Config) Get(patterns ...string) [][2]string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var out [][2]string
 	seen := make([]bool, len(settings))
 	for _, p := range patterns {
-		if !strings.ContainsAny(p, "[*?") {
+		if !strings.ContainsAny(cString(p), "[*?") {
 			for i, s := range settings {
 				if !seen[i] && asciiEqualFold(s.name, p) {
 					seen[i] = true
@@ -102,7 +107,7 @@ func (c *Config) Get(patterns ...string) [][2]string {
 			}
 			continue
 		}
-		pb := []byte(p)
+		pb := []byte(cString(p))
 		for i, s := range settings {
 			if !seen[i] && glob.Match(pb, []byte(s.name), true) {
 				seen[i] = true
@@ -130,14 +135,14 @@ func (c *Config) Set(pairs [][2]string) error {
 
 	targets := make([]*setting, len(pairs))
 	unknown, errName, errText := "", "", ""
-	invalid := false
+	// isUnknown tells an unknown empty name from none.
+	invalid, isUnknown := false, false
 	for i, p := range pairs {
 		s := lookup(p[0])
 		switch {
 		case s == nil:
 			if !invalid {
-				unknown = p[0]
-				invalid = true
+				unknown, isUnknown, invalid = p[0], true, true
 			}
 		case invalid:
 		case !s.mutable:
@@ -152,8 +157,10 @@ func (c *Config) Set(pairs [][2]string) error {
 			targets[i] = s
 		}
 	}
-	if unknown != "" {
-		return errors.New("ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'")
+	// The names are whole in the lookup, as CONFIG GET's exact names are,
+	// but Redis quotes them with %s: up to the NUL.
+	if isUnknown {
+		return errors.New("ERR Unknown option or number of arguments for CONFIG SET - '" + cString(unknown) + "'")
 	}
 	if invalid {
 		return setFailed(errName, errText)
@@ -196,7 +203,7 @@ func (c *Config) Set(pairs [][2]string) error {
 }
 
 func setFailed(name, reason string) error {
-	return errors.New("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + reason)
+	return errors.New("ERR CONFIG SET failed (possibly related to argument '" + cString(name) + "') - " + reason)
 }
 
 func (c *Config) callbacks(s *setting) []func(string) {

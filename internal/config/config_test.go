@@ -64,6 +64,14 @@ func TestGet(t *testing.T) {
 		{[]string{"nosuch"}, nil},
 		{[]string{"nosuch*"}, nil},
 		{[]string{"maxmemory"}, nil},
+		// Glob characters count up to the first NUL, and a glob ends
+		// there, but an exact name is whole; only ASCII letters fold.
+		{[]string{"maxclients\x00*"}, nil},
+		{[]string{"HZ\x00"}, nil},
+		{[]string{"maxclients*\x00x"}, [][2]string{{"maxclients", "10000"}}},
+		{[]string{"*\x00port"}, all},
+		{[]string{"\u212Aey-cache-size"}, nil},
+		{[]string{"\u212Aey-cache-*"}, nil},
 		{nil, nil},
 	}
 	c := Default()
@@ -121,6 +129,13 @@ func TestSet(t *testing.T) {
 			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
 		{name: "redis setting cairn lacks", pairs: [][2]string{{"maxmemory", "1"}},
 			err: "ERR Unknown option or number of arguments for CONFIG SET - 'maxmemory'"},
+		// Names are looked up whole but quoted up to the NUL.
+		{name: "unknown with NUL", pairs: [][2]string{{"timeout\x00", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - 'timeout'"},
+		{name: "unknown empty", pairs: [][2]string{{"", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - ''"},
+		{name: "unknown empty after NUL", pairs: [][2]string{{"hz", "5"}, {"\x00hz", "1"}},
+			err: "ERR Unknown option or number of arguments for CONFIG SET - ''"},
 		{name: "unknown before bad value", pairs: [][2]string{{"timeout", "x"}, {"foo", "1"}},
 			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
 		{name: "first unknown wins", pairs: [][2]string{{"foo", "1"}, {"port", "1"}, {"bar", "1"}},

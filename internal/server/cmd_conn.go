@@ -112,11 +112,11 @@ func cmdHello(x *ctx) {
 	var setName bool
 	for i := 2; i < len(x.args); i++ {
 		more := len(x.args) - i - 1
-		switch opt := strings.ToUpper(x.argStr(i)); {
-		case opt == "AUTH" && more >= 2:
+		switch opt := x.arg(i); {
+		case optIs(opt, "AUTH") && more >= 2:
 			user, pass = x.arg(i+1), x.arg(i+2)
 			i += 2
-		case opt == "SETNAME" && more >= 1:
+		case optIs(opt, "SETNAME") && more >= 1:
 			// Redis rejects a bad name while parsing, before it
 			// authenticates: a HELLO that fails leaves the client as it was.
 			name, setName = x.arg(i+1), true
@@ -213,19 +213,19 @@ func cmdClientGetName(x *ctx) {
 }
 
 func cmdClientSetInfo(x *ctx) {
-	attr := strings.ToLower(x.argStr(2))
-	val := x.argStr(3)
-	if attr != "lib-name" && attr != "lib-ver" {
+	libName := optIs(x.arg(2), "LIB-NAME")
+	if !libName && !optIs(x.arg(2), "LIB-VER") {
 		x.errorReply("ERR Unrecognized option '" + cstr(x.argStr(2)) + "'")
 		return
 	}
 	if !validClientName(x.arg(3)) {
 		// Redis names the attribute as the client wrote it.
-		x.errorReply("ERR " + x.argStr(2) + " cannot contain spaces, newlines or special characters.")
+		x.errorReply("ERR " + cstr(x.argStr(2)) + " cannot contain spaces, newlines or special characters.")
 		return
 	}
+	val := x.argStr(3)
 	x.cl.mu.Lock()
-	if attr == "lib-name" {
+	if libName {
 		x.cl.libName = val
 	} else {
 		x.cl.libVer = val
@@ -252,19 +252,18 @@ func cmdClientList(x *ctx) {
 		for _, c := range x.srv.sortedClients() {
 			line(c)
 		}
-	case len(x.args) == 4 && strings.EqualFold(x.argStr(2), "TYPE"):
-		switch typ := strings.ToLower(x.argStr(3)); typ {
-		case "normal", "master", "replica", "slave", "pubsub":
-			for _, c := range x.srv.sortedClients() {
-				if c.hasType(typ) {
-					line(c)
-				}
-			}
-		default:
+	case len(x.args) == 4 && optIs(x.arg(2), "TYPE"):
+		typ, ok := clientType(x.arg(3))
+		if !ok {
 			x.errorReply("ERR Unknown client type '" + cstr(x.argStr(3)) + "'")
 			return
 		}
-	case len(x.args) > 3 && strings.EqualFold(x.argStr(2), "ID"):
+		for _, c := range x.srv.sortedClients() {
+			if c.hasType(typ) {
+				line(c)
+			}
+		}
+	case len(x.args) > 3 && optIs(x.arg(2), "ID"):
 		for i := 3; i < len(x.args); i++ {
 			id, ok := rconv.ParseInt(x.arg(i))
 			if !ok {
@@ -282,6 +281,24 @@ func cmdClientList(x *ctx) {
 	x.w.Verbatim("txt", b.String())
 }
 
+// clientType reads a CLIENT LIST or KILL TYPE as Redis's
+// getClientTypeByName does, returning it in lower case for hasType.
+func clientType(arg []byte) (string, bool) {
+	switch optName(arg) {
+	case "NORMAL":
+		return "normal", true
+	case "MASTER":
+		return "master", true
+	case "REPLICA":
+		return "replica", true
+	case "SLAVE":
+		return "slave", true
+	case "PUBSUB":
+		return "pubsub", true
+	}
+	return "", false
+}
+
 // hasType reports whether the client is of a CLIENT LIST/KILL TYPE (in
 // lower case). Cairn has no replication and no subscribed clients, so every
 // client is normal; subscribing must make a client "pubsub" instead.
@@ -296,9 +313,10 @@ func (s *Server) clientByID(id int64) *client {
 
 func cmdClientKill(x *ctx) {
 	if len(x.args) == 3 {
-		// The old form: CLIENT KILL addr:port.
+		// The old form: CLIENT KILL addr:port, compared with strcmp.
+		addr := cstr(x.argStr(2))
 		for _, c := range x.srv.clientList() {
-			if c.raddr == x.argStr(2) {
+			if c.raddr == addr {
 				x.ok()
 				if c == x.cl {
 					// Killing itself, the client still gets its reply.
@@ -313,7 +331,10 @@ func cmdClientKill(x *ctx) {
 		return
 	}
 	var id int64
+	// An empty ADDR or LADDR filter matches no client, as in Redis; the
+	// flags tell it from no filter.
 	var addr, laddr, typ string
+	var byAddr, byLaddr bool
 	skipMe := true
 	var maxAge int64
 	for i := 2; i < len(x.args); i += 2 {
@@ -322,7 +343,7 @@ func cmdClientKill(x *ctx) {
 			return
 		}
 		val := x.argStr(i + 1)
-		switch strings.ToUpper(x.argStr(i)) {
+		switch optName(x.arg(i)) {
 		case "ID":
 			n, ok := rconv.ParseInt(x.arg(i + 1))
 			if !ok || n <= 0 {
@@ -331,14 +352,15 @@ func cmdClientKill(x *ctx) {
 			}
 			id = n
 		case "ADDR":
-			addr = val
+			// Redis compares addresses with strcmp: up to the NUL.
+			addr, byAddr = cstr(val), true
 		case "LADDR":
-			laddr = val
+			laddr, byLaddr = cstr(val), true
 		case "SKIPME":
-			switch strings.ToLower(val) {
-			case "yes":
+			switch {
+			case optIs(x.arg(i+1), "YES"):
 				skipMe = true
-			case "no":
+			case optIs(x.arg(i+1), "NO"):
 				skipMe = false
 			default:
 				x.syntaxError()
@@ -352,8 +374,8 @@ func cmdClientKill(x *ctx) {
 			}
 			maxAge = n
 		case "TYPE":
-			typ = strings.ToLower(val)
-			if typ != "normal" && typ != "master" && typ != "replica" && typ != "slave" && typ != "pubsub" {
+			var ok bool
+			if typ, ok = clientType(x.arg(i + 1)); !ok {
 				x.errorReply("ERR Unknown client type '" + cstr(val) + "'")
 				return
 			}
@@ -369,7 +391,7 @@ func cmdClientKill(x *ctx) {
 	}
 	var killed int64
 	for _, c := range x.srv.clientList() {
-		if (id != 0 && c.id != id) || (addr != "" && c.raddr != addr) || (laddr != "" && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) {
+		if (id != 0 && c.id != id) || (byAddr && c.raddr != addr) || (byLaddr && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) {
 			continue
 		}
 		if skipMe && c == x.cl {

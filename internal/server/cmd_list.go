@@ -84,9 +84,9 @@ func listCommands() []cmdEntry {
 // listEnd parses LEFT or RIGHT, replying a syntax error otherwise.
 func (x *ctx) listEnd(arg []byte) (store.ListEnd, bool) {
 	switch {
-	case strings.EqualFold(string(arg), "left"):
+	case optIs(arg, "LEFT"):
 		return store.ListLeft, true
-	case strings.EqualFold(string(arg), "right"):
+	case optIs(arg, "RIGHT"):
 		return store.ListRight, true
 	}
 	x.syntaxError()
@@ -236,10 +236,10 @@ func cmdLSet(x *ctx) {
 
 func cmdLInsert(x *ctx) {
 	var after bool
-	switch w := x.argStr(2); {
-	case strings.EqualFold(w, "after"):
+	switch w := x.arg(2); {
+	case optIs(w, "AFTER"):
 		after = true
-	case strings.EqualFold(w, "before"):
+	case optIs(w, "BEFORE"):
 	default:
 		x.syntaxError()
 		return
@@ -272,7 +272,7 @@ func cmdLPos(x *ctx) {
 	a := store.LPosArgs{Rank: 1}
 	withCount := false
 	for i := 3; i < len(x.args); i++ {
-		opt := x.argStr(i)
+		opt := x.arg(i)
 		if i+1 >= len(x.args) {
 			x.syntaxError()
 			return
@@ -280,7 +280,7 @@ func cmdLPos(x *ctx) {
 		i++
 		n, ok := rconv.ParseInt(x.arg(i))
 		switch {
-		case strings.EqualFold(opt, "rank"):
+		case optIs(opt, "RANK"):
 			switch {
 			case !ok:
 				x.notInteger()
@@ -295,13 +295,13 @@ func cmdLPos(x *ctx) {
 				n = -1
 			}
 			a.Rank = n
-		case strings.EqualFold(opt, "count"):
+		case optIs(opt, "COUNT"):
 			if !ok || n < 0 {
 				x.errorReply("ERR COUNT can't be negative")
 				return
 			}
 			a.Count, withCount = n, true
-		case strings.EqualFold(opt, "maxlen"):
+		case optIs(opt, "MAXLEN"):
 			if !ok || n < 0 {
 				x.errorReply("ERR MAXLEN can't be negative")
 				return
@@ -417,7 +417,7 @@ func listMPop(x *ctx, at int, blocking bool) {
 	}
 	count := int64(-1)
 	for i++; i < len(x.args); i++ {
-		if count != -1 || !strings.EqualFold(x.argStr(i), "count") || i+1 >= len(x.args) {
+		if count != -1 || !optIs(x.arg(i), "COUNT") || i+1 >= len(x.args) {
 			x.syntaxError()
 			return
 		}

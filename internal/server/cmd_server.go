@@ -85,18 +85,33 @@ func cmdTime(x *ctx) {
 func cmdLastSave(x *ctx) { x.w.Int(x.srv.st.Stats().LastDurable.Load()) }
 
 func cmdShutdown(x *ctx) {
+	// Every acknowledged write is already in the engine's log, so a
+	// graceful close is all NOSAVE, SAVE, NOW or FORCE can mean. They are
+	// still told apart, to refuse as Redis does, once every option is
+	// read, ABORT with any of them and NOSAVE with SAVE.
+	var noSave, save, flags, abort bool
 	for _, a := range x.args[1:] {
-		switch strings.ToUpper(string(a)) {
-		case "NOSAVE", "SAVE", "NOW", "FORCE":
-			// Every acknowledged write is already in the engine's log;
-			// a graceful close is all any of these can mean.
-		case "ABORT":
-			x.errorReply("ERR No shutdown in progress.")
-			return
+		switch {
+		case optIs(a, "NOSAVE"):
+			noSave, flags = true, true
+		case optIs(a, "SAVE"):
+			save, flags = true, true
+		case optIs(a, "NOW"), optIs(a, "FORCE"):
+			flags = true
+		case optIs(a, "ABORT"):
+			abort = true
 		default:
 			x.syntaxError()
 			return
 		}
+	}
+	switch {
+	case (abort && flags) || (noSave && save):
+		x.syntaxError()
+		return
+	case abort:
+		x.errorReply("ERR No shutdown in progress.")
+		return
 	}
 	x.srv.log.Warn("user requested shutdown", "client", x.cl.id)
 	x.cl.quit = true
@@ -214,7 +229,7 @@ func cmdCommandDocs(x *ctx) {
 func cmdCommandList(x *ctx) {
 	specs := x.srv.table.All()
 	if len(x.args) > 2 {
-		if len(x.args) != 5 || !strings.EqualFold(x.argStr(2), "FILTERBY") {
+		if len(x.args) != 5 || !optIs(x.arg(2), "FILTERBY") {
 			x.syntaxError()
 			return
 		}
@@ -312,15 +327,17 @@ func cmdInfo(x *ctx) {
 	want := make([]bool, len(infoSections))
 	all, dflt := false, len(x.args) == 1
 	for _, a := range x.args[1:] {
-		switch sec := strings.ToLower(string(a)); sec {
-		case "default":
+		// Redis lower-cases a section name with tolower, ASCII only,
+		// up to the NUL.
+		switch sec := optName(a); sec {
+		case "DEFAULT":
 			dflt = true
-		case "all", "everything":
+		case "ALL", "EVERYTHING":
 			all = true
 		default:
 			// An unknown section adds nothing, as in Redis.
 			for i := range infoSections {
-				if infoSections[i].name == sec {
+				if strings.ToUpper(infoSections[i].name) == sec {
 					want[i] = true
 				}
 			}

@@ -339,17 +339,17 @@ func cmdZAdd(x *ctx) {
 flags:
 	for ; i < len(x.args); i++ {
 		switch {
-		case bytes.EqualFold(x.arg(i), []byte("nx")):
+		case optIs(x.arg(i), "NX"):
 			a.NX = true
-		case bytes.EqualFold(x.arg(i), []byte("xx")):
+		case optIs(x.arg(i), "XX"):
 			a.XX = true
-		case bytes.EqualFold(x.arg(i), []byte("ch")):
+		case optIs(x.arg(i), "CH"):
 			ch = true
-		case bytes.EqualFold(x.arg(i), []byte("incr")):
+		case optIs(x.arg(i), "INCR"):
 			a.Incr = true
-		case bytes.EqualFold(x.arg(i), []byte("gt")):
+		case optIs(x.arg(i), "GT"):
 			a.GT = true
-		case bytes.EqualFold(x.arg(i), []byte("lt")):
+		case optIs(x.arg(i), "LT"):
 			a.LT = true
 		default:
 			break flags
@@ -475,7 +475,7 @@ func zrank(x *ctx, rev bool) {
 		x.errorReply("ERR wrong number of arguments for '" + strings.ToLower(x.argStr(0)) + "' command")
 		return
 	case len(x.args) == 4:
-		if !bytes.EqualFold(x.arg(3), []byte("withscore")) {
+		if !optIs(x.arg(3), "WITHSCORE") {
 			x.syntaxError()
 			return
 		}
@@ -542,9 +542,9 @@ func zrangeGeneric(x *ctx, argStart int, dst bool, kind zrangeKind, dir zrangeDi
 	for j := argStart + 3; j < len(x.args); j++ {
 		left := len(x.args) - j - 1
 		switch {
-		case !dst && bytes.EqualFold(x.arg(j), []byte("withscores")):
+		case !dst && optIs(x.arg(j), "WITHSCORES"):
 			withScores = true
-		case left >= 2 && bytes.EqualFold(x.arg(j), []byte("limit")):
+		case left >= 2 && optIs(x.arg(j), "LIMIT"):
 			off, ok1 := rconv.ParseInt(x.arg(j + 1))
 			if !ok1 {
 				x.notInteger()
@@ -557,11 +557,11 @@ func zrangeGeneric(x *ctx, argStart int, dst bool, kind zrangeKind, dir zrangeDi
 			}
 			r.Offset, r.Count = off, cnt
 			j += 2
-		case dir == zdirAuto && bytes.EqualFold(x.arg(j), []byte("rev")):
+		case dir == zdirAuto && optIs(x.arg(j), "REV"):
 			dir = zdirReverse
-		case kind == zrangeAuto && bytes.EqualFold(x.arg(j), []byte("bylex")):
+		case kind == zrangeAuto && optIs(x.arg(j), "BYLEX"):
 			kind = zrangeLex
-		case kind == zrangeAuto && bytes.EqualFold(x.arg(j), []byte("byscore")):
+		case kind == zrangeAuto && optIs(x.arg(j), "BYSCORE"):
 			kind = zrangeScore
 		default:
 			x.syntaxError()
@@ -699,8 +699,8 @@ func zmpopArgs(x *ctx, at int) (keys [][]byte, highest bool, count int64, ok boo
 		return nil, false, 0, false
 	}
 	switch {
-	case bytes.EqualFold(x.arg(int(where)), []byte("min")):
-	case bytes.EqualFold(x.arg(int(where)), []byte("max")):
+	case optIs(x.arg(int(where)), "MIN"):
+	case optIs(x.arg(int(where)), "MAX"):
 		highest = true
 	default:
 		x.syntaxError()
@@ -708,7 +708,7 @@ func zmpopArgs(x *ctx, at int) (keys [][]byte, highest bool, count int64, ok boo
 	}
 	count = -1
 	for j := int(where) + 1; j < len(x.args); j++ {
-		if count == -1 && bytes.EqualFold(x.arg(j), []byte("count")) && j+1 < len(x.args) {
+		if count == -1 && optIs(x.arg(j), "COUNT") && j+1 < len(x.args) {
 			j++
 			c, ok := rconv.ParseInt(x.arg(j))
 			if !ok || c < 1 {
@@ -819,7 +819,7 @@ func cmdZRandMember(x *ctx) {
 	}
 	withScores := false
 	switch {
-	case len(x.args) > 4 || (len(x.args) == 4 && !bytes.EqualFold(x.arg(3), []byte("withscores"))):
+	case len(x.args) > 4 || (len(x.args) == 4 && !optIs(x.arg(3), "WITHSCORES")):
 		x.syntaxError()
 		return
 	case len(x.args) == 4:
@@ -918,7 +918,7 @@ func zsetOp(x *ctx, op store.ZSetOp, dst, card bool) {
 		for j := at + 1 + int(n); j < len(x.args); j++ {
 			left := len(x.args) - j
 			switch {
-			case op != store.ZDiff && !card && left >= len(keys)+1 && bytes.EqualFold(x.arg(j), []byte("weights")):
+			case op != store.ZDiff && !card && left >= len(keys)+1 && optIs(x.arg(j), "WEIGHTS"):
 				weights = make([]float64, len(keys))
 				for i := range keys {
 					j++
@@ -928,21 +928,21 @@ func zsetOp(x *ctx, op store.ZSetOp, dst, card bool) {
 					}
 					weights[i] = w
 				}
-			case op != store.ZDiff && !card && left >= 2 && bytes.EqualFold(x.arg(j), []byte("aggregate")):
+			case op != store.ZDiff && !card && left >= 2 && optIs(x.arg(j), "AGGREGATE"):
 				j++
 				switch {
-				case bytes.EqualFold(x.arg(j), []byte("sum")):
+				case optIs(x.arg(j), "SUM"):
 					agg = store.ZSum
-				case bytes.EqualFold(x.arg(j), []byte("min")):
+				case optIs(x.arg(j), "MIN"):
 					agg = store.ZMin
-				case bytes.EqualFold(x.arg(j), []byte("max")):
+				case optIs(x.arg(j), "MAX"):
 					agg = store.ZMax
 				default:
 					return "ERR syntax error"
 				}
-			case !dst && !card && bytes.EqualFold(x.arg(j), []byte("withscores")):
+			case !dst && !card && optIs(x.arg(j), "WITHSCORES"):
 				withScores = true
-			case card && left >= 2 && bytes.EqualFold(x.arg(j), []byte("limit")):
+			case card && left >= 2 && optIs(x.arg(j), "LIMIT"):
 				j++
 				l, ok := rconv.ParseInt(x.arg(j))
 				if !ok || l < 0 {
