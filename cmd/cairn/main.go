@@ -119,6 +119,7 @@ func run(args []string) error {
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
 	gov := procs.New(srv.Load, 0, log)
 	gov.SetBackground(eng.BackgroundJobs)
+	gov.SetDiskWaits(eng.WALSyncs)
 	if _, env := os.LookupEnv("GOMAXPROCS"); env && cfg.Procs() == 0 {
 		gov.Fix(runtime.GOMAXPROCS(0))
 	} else {

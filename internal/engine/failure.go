@@ -87,7 +87,9 @@ type health struct {
 	// walBroken turns the WAL into a black hole: set when the failure is the
 	// WAL's own, so nothing after it reaches the log.
 	walBroken atomic.Bool
-	log       *slog.Logger
+	// walSyncs counts the WAL syncs made (see Pebble.WALSyncs).
+	walSyncs atomic.Uint64
+	log      *slog.Logger
 }
 
 // fail records cause as the reason the engine failed, the first time only,
@@ -282,6 +284,7 @@ func (f walFile) WriteAt(p []byte, off int64) (int, error) {
 func (f walFile) Sync() error {
 	if !f.h.walBroken.Load() {
 		f.swallow("sync", f.File.Sync())
+		f.h.walSyncs.Add(1)
 	}
 	return nil
 }
@@ -289,6 +292,7 @@ func (f walFile) Sync() error {
 func (f walFile) SyncData() error {
 	if !f.h.walBroken.Load() {
 		f.swallow("sync", f.File.SyncData())
+		f.h.walSyncs.Add(1)
 	}
 	return nil
 }
@@ -299,6 +303,7 @@ func (f walFile) SyncTo(length int64) (bool, error) {
 	}
 	full, err := f.File.SyncTo(length)
 	f.swallow("sync", err)
+	f.h.walSyncs.Add(1)
 	return full, nil
 }
 

@@ -191,6 +191,11 @@ func (p *Pebble) SyncWAL() error {
 // adding processors for them cost unpipelined SETs more than it gave.
 func (p *Pebble) BackgroundJobs() int { return int(p.jobs.Load()) }
 
+// WALSyncs counts the syncs of the write-ahead log since open: one per
+// group of appendfsync-always commits, one a second under everysec. Each
+// holds a thread in the kernel until the disk answers.
+func (p *Pebble) WALSyncs() uint64 { return p.h.walSyncs.Load() }
+
 // Failed returns nil while the engine is healthy, else ErrFailed wrapped
 // with the cause: the engine refuses writes until the process restarts.
 func (p *Pebble) Failed() error { return p.h.err() }

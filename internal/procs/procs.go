@@ -65,10 +65,15 @@ type Counters func() (commands, reads int64)
 // compactions) run now.
 type Background func() int
 
+// DiskWaits counts, since start, the waits for the disk that hold a
+// thread: the engine's WAL syncs.
+type DiskWaits func() uint64
+
 // Governor adapts GOMAXPROCS between 1 and a maximum while it runs.
 type Governor struct {
 	counters   Counters
 	background Background
+	diskWaits  DiskWaits
 	log        *slog.Logger
 
 	mu    sync.Mutex
@@ -100,6 +105,27 @@ func (g *Governor) SetBackground(b Background) {
 
 // maxBoost bounds the processors added for background jobs.
 const maxBoost = 2
+
+// SetDiskWaits makes the governor add a processor, as for a background
+// job, in every window with at least diskWaitRate waits for the disk a
+// second: a load under appendfsync always, whose commits wait for WAL
+// syncs. A thread in fdatasync keeps its processor until the runtime's
+// monitor takes it back, 20 µs to 10 ms later, and the commands queue
+// meanwhile. Measured on 2 cores with 50 clients sending SET one at a
+// time, same run, 5 rounds: 29.7k–35.3k ops/s (median 31.6k) climbing up
+// to 2 processors, 34.4k–40.2k (median 38.1k) with a third one allowed;
+// unpipelined SET and GET under everysec, which syncs once a second, lost
+// a little to the third processor, which is why it is not simply the
+// maximum. A count the user fixed is kept as it is. Call before Start.
+func (g *Governor) SetDiskWaits(w DiskWaits) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.diskWaits = w
+}
+
+// diskWaitRate is the rate of disk waits, per second, from which a window
+// gets a processor more.
+const diskWaitRate = 100
 
 // New returns a governor that reads the load from counters.
 // It climbs between 1 and maxProcs processors until Fix sets a count. For
@@ -168,6 +194,10 @@ func (g *Governor) run(stop, done chan struct{}) {
 	defer t.Stop()
 	last, lastReads := g.counters()
 	lastAt := time.Now()
+	var lastWaits uint64
+	if g.diskWaits != nil {
+		lastWaits = g.diskWaits()
+	}
 	for {
 		select {
 		case <-stop:
@@ -178,12 +208,19 @@ func (g *Governor) run(stop, done chan struct{}) {
 			// which is longest at one processor under load.
 			n, reads := g.counters()
 			now := time.Now()
+			elapsed := now.Sub(lastAt).Seconds()
+			diskBound := false
+			if g.diskWaits != nil {
+				w := g.diskWaits()
+				diskBound = float64(w-lastWaits)/elapsed >= diskWaitRate
+				lastWaits = w
+			}
 			if n < last || reads < lastReads {
 				// The counts were reset (CONFIG RESETSTAT): no rate this time.
 				last, lastReads, lastAt = n, reads, now
 				continue
 			}
-			rate := float64(n-last) / now.Sub(lastAt).Seconds()
+			rate := float64(n-last) / elapsed
 			depth := float64(n-last) / float64(max(reads-lastReads, 1))
 			last, lastReads, lastAt = n, reads, now
 			g.mu.Lock()
@@ -200,8 +237,12 @@ func (g *Governor) run(stop, done chan struct{}) {
 				after = g.c.step(rate, depth)
 				inProbe = g.c.phase == probing
 				if g.background != nil {
-					boost = min(max(g.background(), 0), maxBoost)
+					boost = max(g.background(), 0)
 				}
+				if diskBound {
+					boost++
+				}
+				boost = min(boost, maxBoost)
 				// The change is made under mu so that a Fix cannot land
 				// between the decision and the change and be undone.
 				if want := after + boost; want != runtime.GOMAXPROCS(0) {

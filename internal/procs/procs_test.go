@@ -310,3 +310,64 @@ func TestGovernorBackgroundBoost(t *testing.T) {
 		t.Fatalf("GOMAXPROCS = %d with jobs running and procs fixed at 1, want 1", got)
 	}
 }
+
+// Frequent waits for the disk (appendfsync always) add a processor like a
+// background job, within the same bound; rare ones (everysec) do not.
+func TestGovernorDiskWaitBoost(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var jobs atomic.Int64
+	var syncs atomic.Uint64
+	var rare atomic.Bool
+	stopSyncing := make(chan struct{})
+	defer close(stopSyncing)
+	go func() {
+		// 2,000 syncs a second, or one a second when rare.
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stopSyncing:
+				return
+			case <-t.C:
+				if !rare.Load() || i%1000 == 0 {
+					syncs.Add(2)
+				}
+			}
+		}
+	}()
+	g := New(func() (int64, int64) { return 0, 0 }, 2, nil)
+	g.SetBackground(func() int { return int(jobs.Load()) })
+	g.SetDiskWaits(syncs.Load)
+	g.Start()
+	defer g.Stop()
+	waitFor := func(want int, what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.GOMAXPROCS(0) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: GOMAXPROCS = %d, want %d", what, runtime.GOMAXPROCS(0), want)
+			}
+			time.Sleep(window / 2)
+		}
+	}
+	waitFor(3, "frequent syncs")
+	jobs.Store(2)
+	waitFor(2+maxBoost, "frequent syncs and two jobs")
+	jobs.Store(0)
+	rare.Store(true)
+	waitFor(2, "rare syncs")
+	// A window is 50 ms and one sync a second leaves most windows without
+	// any: the count must stay at 2 through them.
+	for range 10 {
+		time.Sleep(window)
+		if got := runtime.GOMAXPROCS(0); got != 2 {
+			t.Fatalf("GOMAXPROCS = %d with one sync a second, want 2", got)
+		}
+	}
+	g.Fix(1)
+	rare.Store(false)
+	time.Sleep(3 * window)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS = %d with frequent syncs and procs fixed at 1, want 1", got)
+	}
+}
