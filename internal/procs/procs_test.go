@@ -280,29 +280,19 @@ func TestGovernorBackgroundBoost(t *testing.T) {
 	g.SetBackground(func() int { return int(jobs.Load()) })
 	g.Start()
 	defer g.Stop()
-	waitFor := func(want int, what string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.GOMAXPROCS(0) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: GOMAXPROCS = %d, want %d", what, runtime.GOMAXPROCS(0), want)
-			}
-			time.Sleep(window / 2)
-		}
-	}
 	// An idle load leaves the climb at its maximum, 2.
-	waitFor(2, "no jobs")
+	waitForProcs(t, 2, "no jobs")
 	jobs.Store(1)
-	waitFor(3, "one job")
+	waitForProcs(t, 3, "one job")
 	jobs.Store(5)
-	waitFor(2+maxBoost, "five jobs")
+	waitForProcs(t, 2+maxBoost, "five jobs")
 	jobs.Store(0)
-	waitFor(2, "jobs done")
+	waitForProcs(t, 2, "jobs done")
 	g.mu.Lock()
 	g.c.procs, g.c.max = 1, 1 // a climb that settled on one processor
 	g.mu.Unlock()
 	jobs.Store(1)
-	waitFor(2, "one job, the climb at 1")
+	waitForProcs(t, 2, "one job, the climb at 1")
 	g.Fix(1)
 	jobs.Store(2)
 	time.Sleep(3 * window)
@@ -340,22 +330,12 @@ func TestGovernorDiskWaitBoost(t *testing.T) {
 	g.SetDiskWaits(syncs.Load)
 	g.Start()
 	defer g.Stop()
-	waitFor := func(want int, what string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.GOMAXPROCS(0) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: GOMAXPROCS = %d, want %d", what, runtime.GOMAXPROCS(0), want)
-			}
-			time.Sleep(window / 2)
-		}
-	}
-	waitFor(3, "frequent syncs")
+	waitForProcs(t, 3, "frequent syncs")
 	jobs.Store(2)
-	waitFor(2+maxBoost, "frequent syncs and two jobs")
+	waitForProcs(t, 2+maxBoost, "frequent syncs and two jobs")
 	jobs.Store(0)
 	rare.Store(true)
-	waitFor(2, "rare syncs")
+	waitForProcs(t, 2, "rare syncs")
 	// A window is 50 ms and one sync a second leaves most windows without
 	// any: the count must stay at 2 through them.
 	for range 10 {
@@ -369,5 +349,17 @@ func TestGovernorDiskWaitBoost(t *testing.T) {
 	time.Sleep(3 * window)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Fatalf("GOMAXPROCS = %d with frequent syncs and procs fixed at 1, want 1", got)
+	}
+}
+
+// waitForProcs waits up to 5 s for GOMAXPROCS to become want.
+func waitForProcs(t *testing.T, want int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.GOMAXPROCS(0) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: GOMAXPROCS = %d, want %d", what, runtime.GOMAXPROCS(0), want)
+		}
+		time.Sleep(window / 2)
 	}
 }

@@ -1003,21 +1003,10 @@ func (v countedView) Get(k, dst []byte) ([]byte, error) {
 // holds the key's lock: the writer may have committed a record the cache
 // does not have yet.
 func TestPinnedReadsTakeMetadataFromTheCache(t *testing.T) {
-	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ce := &metaReadCounter{Engine: eng}
-	s, err := Open(ce, Options{Databases: 1, ReapInterval: time.Hour, KeyCacheSize: testKeyCache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := Check(s); err != nil {
-			t.Errorf("invariants: %v", err)
-		}
-		_ = s.Close()
-		_ = eng.Close()
+	var ce *metaReadCounter
+	s := openCheckedStoreOver(t, Options{Databases: 1, ReapInterval: time.Hour, KeyCacheSize: testKeyCache}, func(eng engine.Engine) engine.Engine {
+		ce = &metaReadCounter{Engine: eng}
+		return ce
 	})
 	lrpush(t, s, "l", "a", "b")
 	write(t, s, []string{"z"}, func(tx *Tx) error {

@@ -31,12 +31,22 @@ func openTestStore(t *testing.T) (*Store, *testClock) {
 // openCheckedStore opens a store with options o on an in-memory Pebble and
 // checks its invariants (Check) when the test ends.
 func openCheckedStore(t *testing.T, o Options) *Store {
+	return openCheckedStoreOver(t, o, nil)
+}
+
+// openCheckedStoreOver is openCheckedStore with the engine seen through
+// wrap (a test double counting what the store does), when not nil.
+func openCheckedStoreOver(t *testing.T, o Options, wrap func(engine.Engine) engine.Engine) *Store {
 	t.Helper()
 	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(eng, o)
+	var over engine.Engine = eng
+	if wrap != nil {
+		over = wrap(eng)
+	}
+	s, err := Open(over, o)
 	if err != nil {
 		t.Fatal(err)
 	}
