@@ -100,21 +100,6 @@ func (g *hsGen) pairs(lo, hi int) []string {
 	return out
 }
 
-func hsCmd(name string, parts ...any) []string {
-	args := []string{name}
-	for _, p := range parts {
-		switch v := p.(type) {
-		case string:
-			args = append(args, v)
-		case []string:
-			args = append(args, v...)
-		default:
-			panic(fmt.Sprintf("hsCmd: %T", p))
-		}
-	}
-	return args
-}
-
 // mangle sometimes breaks a command's arity, so that the arity errors (the
 // central one and each command's own) are compared too.
 func (g *hsGen) mangle(args []string) []string {
@@ -138,37 +123,37 @@ func (g *hsGen) step() {
 		if g.chance(0.2) {
 			name = "HMSET"
 		}
-		args := hsCmd(name, k, g.pairs(1, 4))
+		args := r3Cmd(name, k, g.pairs(1, 4))
 		if g.chance(0.05) {
 			args = args[:len(args)-1] // an odd number of arguments
 		}
 		d.same(g.mangle(args)...)
 	case 3:
-		d.same(g.mangle(hsCmd("HSETNX", k, g.pick(hsItems), g.pick(hsValues)))...)
+		d.same(g.mangle(r3Cmd("HSETNX", k, g.pick(hsItems), g.pick(hsValues)))...)
 	case 4:
-		d.same(g.mangle(hsCmd("HGET", k, g.pick(hsItems)))...)
+		d.same(g.mangle(r3Cmd("HGET", k, g.pick(hsItems)))...)
 	case 5:
-		d.same(g.mangle(hsCmd("HMGET", k, g.some(hsItems, 1, 4)))...)
+		d.same(g.mangle(r3Cmd("HMGET", k, g.some(hsItems, 1, 4)))...)
 	case 6:
-		d.same(g.mangle(hsCmd("HDEL", k, g.some(hsItems, 1, 4)))...)
+		d.same(g.mangle(r3Cmd("HDEL", k, g.some(hsItems, 1, 4)))...)
 	case 7:
-		d.same(g.mangle(hsCmd("HLEN", k))...)
+		d.same(g.mangle(r3Cmd("HLEN", k))...)
 	case 8:
-		d.same(g.mangle(hsCmd("HSTRLEN", k, g.pick(hsItems)))...)
+		d.same(g.mangle(r3Cmd("HSTRLEN", k, g.pick(hsItems)))...)
 	case 9:
-		d.same(g.mangle(hsCmd("HEXISTS", k, g.pick(hsItems)))...)
+		d.same(g.mangle(r3Cmd("HEXISTS", k, g.pick(hsItems)))...)
 	case 10:
-		d.sameUnordered(true, g.mangle(hsCmd("HGETALL", k))...)
+		d.sameUnordered(true, g.mangle(r3Cmd("HGETALL", k))...)
 	case 11:
 		name := "HKEYS"
 		if g.chance(0.5) {
 			name = "HVALS"
 		}
-		d.sameUnordered(false, g.mangle(hsCmd(name, k))...)
+		d.sameUnordered(false, g.mangle(r3Cmd(name, k))...)
 	case 12, 13:
-		d.same(g.mangle(hsCmd("HINCRBY", k, g.pick(hsItems), g.pick(hsIntIncrs)))...)
+		d.same(g.mangle(r3Cmd("HINCRBY", k, g.pick(hsItems), g.pick(hsIntIncrs)))...)
 	case 14, 15:
-		d.same(g.mangle(hsCmd("HINCRBYFLOAT", k, g.pick(hsItems), g.pick(hsFloatIncrs)))...)
+		d.same(g.mangle(r3Cmd("HINCRBYFLOAT", k, g.pick(hsItems), g.pick(hsFloatIncrs)))...)
 	case 16, 17:
 		g.hrandfield(k)
 	case 18:
@@ -176,29 +161,29 @@ func (g *hsGen) step() {
 
 	// Sets.
 	case 19, 20, 21:
-		d.same(g.mangle(hsCmd("SADD", k, g.some(hsItems, 1, 5)))...)
+		d.same(g.mangle(r3Cmd("SADD", k, g.some(hsItems, 1, 5)))...)
 	case 22:
-		d.same(g.mangle(hsCmd("SREM", k, g.some(hsItems, 1, 4)))...)
+		d.same(g.mangle(r3Cmd("SREM", k, g.some(hsItems, 1, 4)))...)
 	case 23:
-		d.same(g.mangle(hsCmd("SISMEMBER", k, g.pick(hsItems)))...)
+		d.same(g.mangle(r3Cmd("SISMEMBER", k, g.pick(hsItems)))...)
 	case 24:
-		d.same(g.mangle(hsCmd("SMISMEMBER", k, g.some(hsItems, 1, 4)))...)
+		d.same(g.mangle(r3Cmd("SMISMEMBER", k, g.some(hsItems, 1, 4)))...)
 	case 25:
-		d.sameUnordered(false, g.mangle(hsCmd("SMEMBERS", k))...)
+		d.sameUnordered(false, g.mangle(r3Cmd("SMEMBERS", k))...)
 	case 26:
-		d.same(g.mangle(hsCmd("SCARD", k))...)
+		d.same(g.mangle(r3Cmd("SCARD", k))...)
 	case 27:
 		g.spop(k)
 	case 28, 29:
 		g.srandmember(k)
 	case 30:
-		d.same(g.mangle(hsCmd("SMOVE", k, g.key(), g.pick(hsItems)))...)
+		d.same(g.mangle(r3Cmd("SMOVE", k, g.key(), g.pick(hsItems)))...)
 	case 31:
 		name := g.pick([]string{"SINTER", "SUNION", "SDIFF"})
-		d.sameUnordered(false, g.mangle(hsCmd(name, g.keys(1, 4)))...)
+		d.sameUnordered(false, g.mangle(r3Cmd(name, g.keys(1, 4)))...)
 	case 32:
 		name := g.pick([]string{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"})
-		d.same(g.mangle(hsCmd(name, k, g.keys(1, 4)))...)
+		d.same(g.mangle(r3Cmd(name, k, g.keys(1, 4)))...)
 	case 33:
 		d.same(g.sintercard()...)
 	case 34:
@@ -206,7 +191,7 @@ func (g *hsGen) step() {
 
 	// The keyspace, and string keys for the WRONGTYPE paths.
 	case 35:
-		d.same(g.mangle(hsCmd("DEL", g.keys(1, 3)))...)
+		d.same(g.mangle(r3Cmd("DEL", g.keys(1, 3)))...)
 	case 36:
 		name := g.pick([]string{"EXISTS", "TYPE"})
 		d.same(name, k)
@@ -214,7 +199,7 @@ func (g *hsGen) step() {
 		name := g.pick([]string{"RENAME", "RENAMENX"})
 		d.same(name, k, g.key())
 	case 38:
-		args := hsCmd("COPY", k, g.key())
+		args := r3Cmd("COPY", k, g.key())
 		if g.chance(0.4) {
 			args = append(args, "REPLACE")
 		}
@@ -227,9 +212,9 @@ func (g *hsGen) step() {
 		// nothing here depends on the clock.
 		var args []string
 		if g.chance(0.2) {
-			args = hsCmd("EXPIREAT", k, g.pick([]string{"1", "0", "-5", "99999999999"}))
+			args = r3Cmd("EXPIREAT", k, g.pick([]string{"1", "0", "-5", "99999999999"}))
 		} else {
-			args = hsCmd(g.pick([]string{"EXPIRE", "EXPIRE", "PEXPIRE"}), k, g.pick([]string{"100000", "200000000", "abc", "0", "-5"}))
+			args = r3Cmd(g.pick([]string{"EXPIRE", "EXPIRE", "PEXPIRE"}), k, g.pick([]string{"100000", "200000000", "abc", "0", "-5"}))
 		}
 		if g.chance(0.3) {
 			args = append(args, g.pick([]string{"NX", "XX", "GT", "LT", "FOO"}))
@@ -276,7 +261,7 @@ func (g *hsGen) grow(k string) {
 		}
 	}
 	if g.chance(0.5) {
-		g.d.same(hsCmd("SADD", k, items)...)
+		g.d.same(r3Cmd("SADD", k, items)...)
 		return
 	}
 	args := []string{"HSET", k}
@@ -313,7 +298,7 @@ func (g *hsGen) sintercard() []string {
 	if g.chance(0.15) {
 		numkeys = g.pick([]string{"0", "-1", "abc", "", "4", "10", "1.5", " 1"})
 	}
-	args := hsCmd("SINTERCARD", numkeys, ks)
+	args := r3Cmd("SINTERCARD", numkeys, ks)
 	if g.chance(0.5) {
 		args = append(args, "LIMIT", g.pick([]string{"0", "1", "2", "5", "-1", "abc", "", "9223372036854775807", "9223372036854775808"}))
 	}
@@ -337,17 +322,17 @@ func (g *hsGen) contents(k string, hash bool) (map[string]string, bool) {
 	} else {
 		r = g.d.sameUnordered(false, "SMEMBERS", k)
 	}
-	v, ok := hsParse(r)
+	v, ok := r3Parse(r)
 	if !ok || v.kind != '*' {
 		return nil, false
 	}
 	m := make(map[string]string)
-	for i := 0; i < len(v.arr); i++ {
+	for i := 0; i < len(v.elems); i++ {
 		if hash {
-			m[v.arr[i].str] = v.arr[i+1].str
+			m[v.elems[i].text] = v.elems[i+1].text
 			i++
 		} else {
-			m[v.arr[i].str] = ""
+			m[v.elems[i].text] = ""
 		}
 	}
 	return m, true
@@ -358,8 +343,8 @@ func (g *hsGen) contents(k string, hash bool) (map[string]string, bool) {
 // from the key's contents, and no repeats when distinct.
 func (g *hsGen) randCheck(args []string, r, c []byte, contents map[string]string, pairs, distinct bool) {
 	d := g.d
-	rv, rok := hsParse(r)
-	cv, cok := hsParse(c)
+	rv, rok := r3Parse(r)
+	cv, cok := r3Parse(c)
 	if !rok || !cok {
 		d.mismatch(args, r, c)
 		return
@@ -370,13 +355,13 @@ func (g *hsGen) randCheck(args []string, r, c []byte, contents map[string]string
 		}
 		return
 	}
-	if rv.kind != cv.kind || len(rv.arr) != len(cv.arr) {
+	if rv.kind != cv.kind || len(rv.elems) != len(cv.elems) {
 		d.mismatch(args, r, c)
 		return
 	}
-	elems := cv.arr
+	elems := cv.elems
 	if rv.kind == '$' {
-		elems = []hsValue{cv}
+		elems = []r3Value{cv}
 	}
 	seen := make(map[string]bool)
 	step := 1
@@ -385,28 +370,34 @@ func (g *hsGen) randCheck(args []string, r, c []byte, contents map[string]string
 	}
 	for i := 0; i < len(elems); i += step {
 		e := elems[i]
-		v, in := contents[e.str]
-		if e.kind != '$' || !in || (pairs && (i+1 >= len(elems) || elems[i+1].str != v)) || (distinct && seen[e.str]) {
+		v, in := contents[e.text]
+		if e.kind != '$' || e.null || !in || (pairs && (i+1 >= len(elems) || elems[i+1].text != v)) || (distinct && seen[e.text]) {
 			d.mismatch(append([]string{"(random reply not drawn from the key)"}, args...), r, c)
 			return
 		}
-		seen[e.str] = true
+		seen[e.text] = true
 	}
 }
 
-func (g *hsGen) hrandfield(k string) {
-	contents, ok := g.contents(k, true)
-	if !ok {
-		contents = nil
-	}
-	args := []string{"HRANDFIELD", k}
+// randCommand reads the key's contents (a hash's, or a set's) with a
+// compared read, then draws a command with a random reply: name and key,
+// then no count (with chance bare), a malformed or extreme count, or a
+// usual one.
+func (g *hsGen) randCommand(name, k string, hash bool, bare float64) ([]string, map[string]string) {
+	contents, _ := g.contents(k, hash)
+	args := []string{name, k}
 	switch {
-	case g.chance(0.15):
+	case g.chance(bare):
 	case g.chance(0.1):
 		args = append(args, g.pick(hsBadCounts))
 	default:
 		args = append(args, g.pick(hsCounts))
 	}
+	return args, contents
+}
+
+func (g *hsGen) hrandfield(k string) {
+	args, contents := g.randCommand("HRANDFIELD", k, true, 0.15)
 	if len(args) == 3 && g.chance(0.4) {
 		args = append(args, g.pick([]string{"WITHVALUES", "withvalues", "WITHVALUE", "x"}))
 	}
@@ -429,18 +420,7 @@ func hsOutOfRange(args []string) bool {
 }
 
 func (g *hsGen) srandmember(k string) {
-	contents, ok := g.contents(k, false)
-	if !ok {
-		contents = nil
-	}
-	args := []string{"SRANDMEMBER", k}
-	switch {
-	case g.chance(0.15):
-	case g.chance(0.1):
-		args = append(args, g.pick(hsBadCounts))
-	default:
-		args = append(args, g.pick(hsCounts))
-	}
+	args, contents := g.randCommand("SRANDMEMBER", k, false, 0.15)
 	if g.chance(0.03) {
 		args = append(args, "1")
 	}
@@ -457,33 +437,22 @@ func (g *hsGen) srandmember(k string) {
 // and compares the sets.
 func (g *hsGen) spop(k string) {
 	d := g.d
-	contents, ok := g.contents(k, false)
-	if !ok {
-		contents = nil
-	}
-	args := []string{"SPOP", k}
-	switch {
-	case g.chance(0.2):
-	case g.chance(0.1):
-		args = append(args, g.pick(hsBadCounts))
-	default:
-		args = append(args, g.pick(hsCounts))
-	}
+	args, contents := g.randCommand("SPOP", k, false, 0.2)
 	if g.chance(0.03) {
 		args = append(args, "1")
 	}
 	r, c := d.send(args...)
 	g.randCheck(args, r, c, contents, false, true)
-	rv, _ := hsParse(r)
-	cv, _ := hsParse(c)
-	popped := func(v hsValue) []string {
+	rv, _ := r3Parse(r)
+	cv, _ := r3Parse(c)
+	popped := func(v r3Value) []string {
 		switch {
 		case v.kind == '$' && !v.null:
-			return []string{v.str}
+			return []string{v.text}
 		case v.kind == '*':
 			var out []string
-			for _, e := range v.arr {
-				out = append(out, e.str)
+			for _, e := range v.elems {
+				out = append(out, e.text)
 			}
 			return out
 		}
@@ -493,8 +462,8 @@ func (g *hsGen) spop(k string) {
 	if len(rp) == 0 || len(rp) >= len(contents) || len(rp) != len(cp) {
 		return // nothing popped, or all of it: the sets agree
 	}
-	g.cairnOnly(hsCmd("SADD", k, cp)...)
-	g.cairnOnly(hsCmd("SREM", k, rp)...)
+	g.cairnOnly(r3Cmd("SADD", k, cp)...)
+	g.cairnOnly(r3Cmd("SREM", k, rp)...)
 	d.sameUnordered(false, "SMEMBERS", k)
 }
 
@@ -532,7 +501,7 @@ func (g *hsGen) scan(name, k string, pairs bool) {
 		opts = append(opts[:0], "COUNT", "-1") // a bad option on a missing key
 		k = "missing"
 	}
-	args := hsCmd(name, k, cursor, opts)
+	args := r3Cmd(name, k, cursor, opts)
 	r, c := d.send(args...)
 	if (len(r) > 0 && r[0] == '-') || (len(c) > 0 && c[0] == '-') {
 		if !bytes.Equal(r, c) {
@@ -553,23 +522,23 @@ func hsScanAll(do func(...string) ([]byte, error), first []byte, args []string, 
 	out := make(map[string]bool)
 	reply := first
 	for range 10000 {
-		v, ok := hsParse(reply)
-		if !ok || v.kind != '*' || len(v.arr) != 2 || v.arr[1].kind != '*' {
+		v, ok := r3Parse(reply)
+		if !ok || v.kind != '*' || len(v.elems) != 2 || v.elems[1].kind != '*' {
 			return nil, false
 		}
-		es := v.arr[1].arr
+		es := v.elems[1].elems
 		for i := 0; i < len(es); i++ {
 			if pairs {
 				if i+1 >= len(es) {
 					return nil, false
 				}
-				out[es[i].str+"\x00=\x00"+es[i+1].str] = true
+				out[es[i].text+"\x00=\x00"+es[i+1].text] = true
 				i++
 			} else {
-				out[es[i].str] = true
+				out[es[i].text] = true
 			}
 		}
-		cursor := v.arr[0].str
+		cursor := v.elems[0].text
 		if cursor == "0" {
 			return out, true
 		}
@@ -604,80 +573,11 @@ func hsSorted(s map[string]bool) []string {
 	return out
 }
 
-// hsValue is a parsed RESP2 reply.
-type hsValue struct {
-	kind byte // '+', '-', ':', '$' or '*'
-	str  string
-	null bool
-	arr  []hsValue
-}
-
-// hsParse parses one whole RESP2 reply.
-func hsParse(b []byte) (hsValue, bool) {
-	v, rest, ok := hsParseOne(b)
-	return v, ok && len(rest) == 0
-}
-
-func hsParseOne(b []byte) (hsValue, []byte, bool) {
-	i := bytes.Index(b, []byte("\r\n"))
-	if i < 1 {
-		return hsValue{}, nil, false
-	}
-	v := hsValue{kind: b[0], str: string(b[1:i])}
-	rest := b[i+2:]
-	switch v.kind {
-	case '+', '-', ':':
-		return v, rest, true
-	case '$':
-		n, err := strconv.Atoi(v.str)
-		if err != nil {
-			return v, nil, false
-		}
-		if n < 0 {
-			v.null, v.str = true, ""
-			return v, rest, true
-		}
-		if len(rest) < n+2 {
-			return v, nil, false
-		}
-		v.str = string(rest[:n])
-		return v, rest[n+2:], true
-	case '*':
-		n, err := strconv.Atoi(v.str)
-		if err != nil {
-			return v, nil, false
-		}
-		if n < 0 {
-			v.null = true
-			return v, rest, true
-		}
-		v.arr = make([]hsValue, 0, n)
-		for range n {
-			var e hsValue
-			var ok bool
-			if e, rest, ok = hsParseOne(rest); !ok {
-				return v, nil, false
-			}
-			v.arr = append(v.arr, e)
-		}
-		return v, rest, true
-	}
-	return v, nil, false
-}
-
 func TestDiffHashSet(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
-		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			d := newDiffRun(t)
-			g := &hsGen{d: d, r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
-			for range 2500 {
-				g.step()
-				if d.mismatches >= maxMismatches {
-					t.FailNow()
-				}
-			}
-		})
-	}
+	diffSeeds(t, 2, []uint64{1, 2, 3}, 2500, func(d *diffRun, seed uint64) func() {
+		g := &hsGen{d: d, r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+		return g.step
+	})
 }
 
 // hsCase is a directed differential case: commands run in order on both

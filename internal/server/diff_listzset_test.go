@@ -193,6 +193,31 @@ func (g *lzGen) options(p float64, groups ...[]string) []string {
 
 func cat(parts ...[]string) []string { return slices.Concat(parts...) }
 
+// mpop is an LMPOP, ZMPOP or their blocking forms: head (the name, and a
+// blocking form's timeout), numkeys and keys from pool, where (an end, or
+// MIN or MAX), and now and then COUNT, spelled one of counts, and a count.
+func (g *lzGen) mpop(head, pool []string, where func() string, counts ...string) []string {
+	c := cat(head, g.numKeys(pool), []string{where()})
+	if g.chance(0.4) {
+		count := counts[0]
+		if len(counts) > 1 {
+			count = g.pick(counts)
+		}
+		c = append(c, count, g.int())
+	}
+	return c
+}
+
+// bpop is a BLPOP or BZPOPMIN-like command, named one of names: one or two
+// keys and a timeout.
+func (g *lzGen) bpop(key func() string, names ...string) []string {
+	keys := make([]string, 1+g.r.IntN(2))
+	for i := range keys {
+		keys[i] = key()
+	}
+	return cat([]string{g.pick(names)}, keys, []string{g.timeout()})
+}
+
 // lzKind says how a command's reply is compared.
 type lzKind uint8
 
@@ -256,32 +281,16 @@ func lzCommands() []lzCommand {
 		}},
 		{3, lzMutable, func(g *lzGen) []string { return []string{"LMOVE", g.lkey(), g.lkey(), g.end(), g.end()} }},
 		{1, lzMutable, func(g *lzGen) []string { return []string{"RPOPLPUSH", g.lkey(), g.lkey()} }},
-		{3, lzMutable, func(g *lzGen) []string {
-			c := cat([]string{"LMPOP"}, g.numKeys(lzListKeys), []string{g.end()})
-			if g.chance(0.4) {
-				c = append(c, g.pick([]string{"COUNT", "count"}), g.int())
-			}
-			return c
-		}},
+		{3, lzMutable, func(g *lzGen) []string { return g.mpop([]string{"LMPOP"}, lzListKeys, g.end, "COUNT", "count") }},
 		// Blocking list commands: never mutated, so a timeout is always one
 		// of lzTimeouts.
-		{2, lzExact, func(g *lzGen) []string {
-			keys := make([]string, 1+g.r.IntN(2))
-			for i := range keys {
-				keys[i] = g.lkey()
-			}
-			return cat([]string{g.pick([]string{"BLPOP", "BRPOP"})}, keys, []string{g.timeout()})
-		}},
+		{2, lzExact, func(g *lzGen) []string { return g.bpop(g.lkey, "BLPOP", "BRPOP") }},
 		{1, lzExact, func(g *lzGen) []string {
 			return []string{"BLMOVE", g.lkey(), g.lkey(), g.end(), g.end(), g.timeout()}
 		}},
 		{1, lzExact, func(g *lzGen) []string { return []string{"BRPOPLPUSH", g.lkey(), g.lkey(), g.timeout()} }},
 		{1, lzExact, func(g *lzGen) []string {
-			c := cat([]string{"BLMPOP", g.timeout()}, g.numKeys(lzListKeys), []string{g.end()})
-			if g.chance(0.4) {
-				c = append(c, "COUNT", g.int())
-			}
-			return c
+			return g.mpop([]string{"BLMPOP", g.timeout()}, lzListKeys, g.end, "COUNT")
 		}},
 
 		// Sorted sets.
@@ -361,26 +370,10 @@ func lzCommands() []lzCommand {
 			}
 			return c
 		}},
-		{2, lzMutable, func(g *lzGen) []string {
-			c := cat([]string{"ZMPOP"}, g.numKeys(lzZsetKeys), []string{g.minMax()})
-			if g.chance(0.4) {
-				c = append(c, g.pick([]string{"COUNT", "count"}), g.int())
-			}
-			return c
-		}},
-		{2, lzExact, func(g *lzGen) []string {
-			keys := make([]string, 1+g.r.IntN(2))
-			for i := range keys {
-				keys[i] = g.zkey()
-			}
-			return cat([]string{g.pick([]string{"BZPOPMIN", "BZPOPMAX"})}, keys, []string{g.timeout()})
-		}},
+		{2, lzMutable, func(g *lzGen) []string { return g.mpop([]string{"ZMPOP"}, lzZsetKeys, g.minMax, "COUNT", "count") }},
+		{2, lzExact, func(g *lzGen) []string { return g.bpop(g.zkey, "BZPOPMIN", "BZPOPMAX") }},
 		{1, lzExact, func(g *lzGen) []string {
-			c := cat([]string{"BZMPOP", g.timeout()}, g.numKeys(lzZsetKeys), []string{g.minMax()})
-			if g.chance(0.4) {
-				c = append(c, "COUNT", g.int())
-			}
-			return c
+			return g.mpop([]string{"BZMPOP", g.timeout()}, lzZsetKeys, g.minMax, "COUNT")
 		}},
 		{2, lzShape, func(g *lzGen) []string {
 			c := []string{"ZRANDMEMBER", g.zkey()}

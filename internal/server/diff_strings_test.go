@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,30 +115,38 @@ const (
 	dsRandomKey
 )
 
+// dsOpt is one option a generator may draw: its words, then a value
+// drawn from vals if there are any (with no words, a lone word drawn from
+// vals).
+type dsOpt struct {
+	words, vals []string
+}
+
+func dsWords(words ...string) dsOpt             { return dsOpt{words: words} }
+func dsValued(name string, vals []string) dsOpt { return dsOpt{words: []string{name}, vals: vals} }
+func dsAnyOf(words ...string) dsOpt             { return dsOpt{vals: words} }
+
+// options draws fewer than n options from choices, repeats and conflicts
+// included.
+func (g *dsGen) options(n int, choices ...dsOpt) []string {
+	var out []string
+	for range g.r.IntN(n) {
+		o := choices[g.r.IntN(len(choices))]
+		out = append(out, o.words...)
+		if o.vals != nil {
+			out = append(out, g.pick(o.vals))
+		}
+	}
+	return out
+}
+
 // setOptions draws SET's options: any mix, repeats and conflicts included,
 // with future or invalid deadlines only.
 func (g *dsGen) setOptions() []string {
-	var out []string
-	for range g.r.IntN(4) {
-		switch g.r.IntN(8) {
-		case 0:
-			out = append(out, "NX")
-		case 1:
-			out = append(out, "xx")
-		case 2:
-			out = append(out, "GET")
-		case 3:
-			out = append(out, "KEEPTTL")
-		case 4:
-			out = append(out, "EX", g.pick(g.p.relSec))
-		case 5:
-			out = append(out, "px", g.pick(g.p.relMs))
-		case 6:
-			out = append(out, "EXAT", g.pick(g.p.absSec))
-		case 7:
-			out = append(out, "PXAT", g.pick(g.p.absMs))
-		}
-	}
+	out := g.options(4,
+		dsWords("NX"), dsWords("xx"), dsWords("GET"), dsWords("KEEPTTL"),
+		dsValued("EX", g.p.relSec), dsValued("px", g.p.relMs),
+		dsValued("EXAT", g.p.absSec), dsValued("PXAT", g.p.absMs))
 	if g.chance(3) {
 		// A trailing option without its number, or an unknown one.
 		out = append(out, g.pick([]string{"EX", "PX", "EXAT", "PXAT", "NXX", "PERSIST"}))
@@ -152,24 +157,11 @@ func (g *dsGen) setOptions() []string {
 // getexOptions draws GETEX's options; unlike SET, past absolute deadlines
 // are comparable here (both servers delete the key and reply its value).
 func (g *dsGen) getexOptions() []string {
-	var out []string
-	for range g.r.IntN(3) {
-		switch g.r.IntN(6) {
-		case 0:
-			out = append(out, "PERSIST")
-		case 1:
-			out = append(out, "EX", g.pick(g.p.relSec))
-		case 2:
-			out = append(out, "PX", g.pick(g.p.relMs))
-		case 3:
-			out = append(out, "exat", g.pick(append(g.p.absSec, g.p.pastSec...)))
-		case 4:
-			out = append(out, "PXAT", g.pick(append(g.p.absMs, g.p.pastMs...)))
-		case 5:
-			out = append(out, g.pick([]string{"KEEPTTL", "NX", "GET", "EX"}))
-		}
-	}
-	return out
+	return g.options(3,
+		dsWords("PERSIST"), dsValued("EX", g.p.relSec), dsValued("PX", g.p.relMs),
+		dsValued("exat", append(g.p.absSec, g.p.pastSec...)),
+		dsValued("PXAT", append(g.p.absMs, g.p.pastMs...)),
+		dsAnyOf("KEEPTTL", "NX", "GET", "EX"))
 }
 
 // expireArgs draws EXPIRE-family arguments: relative deadlines with NX/XX
@@ -215,41 +207,18 @@ func (g *dsGen) expireArgs(name string) []string {
 }
 
 func (g *dsGen) lcsArgs() []string {
-	out := []string{"LCS", g.key(), g.key()}
-	for range g.r.IntN(4) {
-		switch g.r.IntN(6) {
-		case 0:
-			out = append(out, "LEN")
-		case 1:
-			out = append(out, "IDX")
-		case 2:
-			out = append(out, "MINMATCHLEN", g.pick([]string{"0", "1", "2", "4", "-1", "abc", "9223372036854775808"}))
-		case 3:
-			out = append(out, "WITHMATCHLEN")
-		case 4:
-			out = append(out, "idx", "withmatchlen")
-		case 5:
-			out = append(out, g.pick([]string{"MINMATCHLEN", "FOO"}))
-		}
-	}
-	return out
+	return append([]string{"LCS", g.key(), g.key()}, g.options(4,
+		dsWords("LEN"), dsWords("IDX"),
+		dsValued("MINMATCHLEN", []string{"0", "1", "2", "4", "-1", "abc", "9223372036854775808"}),
+		dsWords("WITHMATCHLEN"), dsWords("idx", "withmatchlen"), dsAnyOf("MINMATCHLEN", "FOO"))...)
 }
 
 func (g *dsGen) scanArgs() []string {
-	var out []string
-	for range g.r.IntN(4) {
-		switch g.r.IntN(4) {
-		case 0:
-			out = append(out, "MATCH", g.pick(g.p.patterns))
-		case 1:
-			out = append(out, "COUNT", g.pick([]string{"1", "2", "10", "1000", "0", "-1", "abc", "9223372036854775807"}))
-		case 2:
-			out = append(out, "TYPE", g.pick([]string{"string", "STRING", "list", "set", "zset", "hash", "stream", "bogus", ""}))
-		case 3:
-			out = append(out, g.pick([]string{"MATCH", "COUNT", "TYPE", "NOVALUES", "FOO"}))
-		}
-	}
-	return out
+	return g.options(4,
+		dsValued("MATCH", g.p.patterns),
+		dsValued("COUNT", []string{"1", "2", "10", "1000", "0", "-1", "abc", "9223372036854775807"}),
+		dsValued("TYPE", []string{"string", "STRING", "list", "set", "zset", "hash", "stream", "bogus", ""}),
+		dsAnyOf("MATCH", "COUNT", "TYPE", "NOVALUES", "FOO"))
 }
 
 // spell respells an option name: in lower case, or followed by a NUL and
@@ -1114,98 +1083,10 @@ func TestDiffStringsExpiredKeys(t *testing.T) {
 	}
 }
 
-// dsResp3Conn is a raw connection that has switched to RESP3 with HELLO 3:
-// the shared harness reads RESP2 only.
-type dsResp3Conn struct {
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-// dsDialResp3 connects to the server c is connected to (CLIENT INFO names
-// its address) and switches the new connection to RESP3.
-func dsDialResp3(t *testing.T, c *redistest.Conn) *dsResp3Conn {
-	t.Helper()
-	info, err := c.Do("CLIENT", "INFO")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var addr string
-	for _, f := range strings.Fields(string(info.([]byte))) {
-		if v, ok := strings.CutPrefix(f, "laddr="); ok {
-			addr = v
-		}
-	}
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatalf("dialing %q: %v", addr, err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	rc := &dsResp3Conn{conn: conn, r: bufio.NewReader(conn)}
-	if _, err := rc.do("HELLO", "3"); err != nil {
-		t.Fatal(err)
-	}
-	return rc
-}
-
-func (c *dsResp3Conn) do(args ...string) ([]byte, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write([]byte(b.String())); err != nil {
-		return nil, err
-	}
-	var out []byte
-	return out, c.read(&out)
-}
-
-// read appends one whole RESP3 reply to out.
-func (c *dsResp3Conn) read(out *[]byte) error {
-	line, err := c.r.ReadBytes('\n')
-	if err != nil {
-		return err
-	}
-	if len(line) < 3 {
-		return fmt.Errorf("short reply line %q", line)
-	}
-	*out = append(*out, line...)
-	n, _ := strconv.Atoi(string(line[1 : len(line)-2]))
-	elems := 0
-	switch line[0] {
-	case '+', '-', ':', '_', ',', '#', '(':
-	case '$', '!', '=':
-		if n >= 0 {
-			b := make([]byte, n+2)
-			if _, err := io.ReadFull(c.r, b); err != nil {
-				return err
-			}
-			*out = append(*out, b...)
-		}
-	case '*', '~', '>':
-		elems = n
-	case '%':
-		elems = 2 * n
-	case '|':
-		// An attribute map, then the reply it annotates.
-		elems = 2*n + 1
-	default:
-		return fmt.Errorf("unknown reply type %q", line)
-	}
-	for range elems {
-		if err := c.read(out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestDiffStringsResp3 compares replies whose RESP3 form differs from
 // RESP2's (nulls, LCS's map, doubles, booleans) on connections in RESP3.
 func TestDiffStringsResp3(t *testing.T) {
-	d := newDiffRun(t)
-	r3, c3 := dsDialResp3(t, d.redis), dsDialResp3(t, d.cairn)
+	d := newDiffRunProto(t, 3)
 	cmds := [][]string{
 		dsc("GET", "missing"), dsc("SET", "k", "v", "NX", "GET"), dsc("SET", "k", "w", "NX"), dsc("SET", "n", "v", "XX"),
 		dsc("SET", "k", "x", "GET"), dsc("GETSET", "missing", "v"), dsc("GETDEL", "missing"), dsc("GETEX", "missing"),
@@ -1219,17 +1100,6 @@ func TestDiffStringsResp3(t *testing.T) {
 		dsc("DBSIZE"), dsc("GET", "k", "x"), dsc("INCR", "key1"), dsc("RPUSH", "l", "x"), dsc("GET", "l"),
 	}
 	for _, cmd := range cmds {
-		d.history = append(d.history, quoteCommand(cmd)+"  (RESP3)")
-		rr, err := r3.do(cmd...)
-		if err != nil {
-			t.Fatalf("redis-server: %s: %v", quoteCommand(cmd), err)
-		}
-		cr, err := c3.do(cmd...)
-		if err != nil {
-			t.Fatalf("Cairn: %s: %v", quoteCommand(cmd), err)
-		}
-		if string(rr) != string(cr) {
-			d.mismatch(cmd, rr, cr)
-		}
+		d.same(cmd...)
 	}
 }
