@@ -214,3 +214,7 @@ func (c *Conn) read() (any, error) {
 	}
 	return nil, fmt.Errorf("unknown reply type %q", strings.TrimSpace(string(line)))
 }
+
+// Addr returns the address of the server c is connected to, for tests that
+// open further connections of their own, raw ones included.
+func (c *Conn) Addr() string { return c.conn.RemoteAddr().String() }

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,5 +186,24 @@ func TestDiffHarness(t *testing.T) {
 	d3.same("GET", "missing")
 	if d3.mismatches != 0 {
 		t.Fatalf("%d mismatches over RESP3 on commands both servers agree on", d3.mismatches)
+	}
+}
+
+// diffSeeds runs a random differential test: for each seed, a subtest
+// named after it on a fresh diffRun speaking protocol proto, taking n steps
+// from the generator that gen builds for the seed, and stopping once the
+// run has reported maxMismatches.
+func diffSeeds(t *testing.T, proto int, seeds []uint64, n int, gen func(d *diffRun, seed uint64) (step func())) {
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			d := newDiffRunProto(t, proto)
+			step := gen(d, seed)
+			for range n {
+				step()
+				if d.mismatches >= maxMismatches {
+					t.FailNow()
+				}
+			}
+		})
 	}
 }
