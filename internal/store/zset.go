@@ -949,7 +949,7 @@ func (tx *Tx) zread(db int, key []byte, stable, counted bool) (*zview, error) {
 // metadata cache (which may hold an older state than the view): see
 // zmetaThrough.
 func (tx *Tx) zmetaFromView(view engine.Snapshot, db int, key []byte) (encoding.Meta, bool, error) {
-	return zsetMeta(tx.zmetaThrough(view, true, db, key))
+	return zsetMeta(tx.zmetaThrough(view, view, db, key))
 }
 
 // zsetMeta passes on what zmetaFromAny read, refusing a key of another
@@ -1822,25 +1822,25 @@ func (tx *Tx) zinputs(r engine.Reader, db int, keys [][]byte) ([]zinput, error) 
 // IDLETIME), as a read through the cache does. Value aliases a Tx buffer
 // that the next read of a member's score (zscoreIn) reuses.
 func (tx *Tx) zmetaFromAny(r engine.Reader, db int, key []byte) (encoding.Meta, bool, error) {
-	return tx.zmetaThrough(r, false, db, key)
+	return tx.zmetaThrough(r, nil, db, key)
 }
 
-// zmetaThrough is zmetaFromAny; with unread, r is a view nothing has read
-// yet, and the key cache answers when it holds the view's record
-// (cachedForView).
-func (tx *Tx) zmetaThrough(r engine.Reader, unread bool, db int, key []byte) (encoding.Meta, bool, error) {
+// zmetaThrough is zmetaFromAny; unread, when not nil, is r itself, a view
+// nothing has read yet, and the key cache answers when it holds the view's
+// record (cachedForView).
+func (tx *Tx) zmetaThrough(r engine.Reader, unread engine.Snapshot, db int, key []byte) (encoding.Meta, bool, error) {
 	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], tx.s.phys(db), key)
 	mk := tx.keyBuf
 	tx.s.access.touchMetaKey(mk, tx.NowMs)
 	var raw []byte
 	var err error
 	cached := false
-	if view, ok := r.(engine.Snapshot); ok && unread && tx.s.keys != nil {
+	if unread != nil && tx.s.keys != nil {
 		stripe := stripeOf(key)
 		var found bool
 		var gen uint64
 		raw, found, cached, gen = tx.s.keys.lookup(stripe, mk, tx.valBuf[:0])
-		if cached = cached && tx.cachedForView(view, stripe, gen); cached && !found {
+		if cached = cached && tx.cachedForView(unread, stripe, gen); cached && !found {
 			err = engine.ErrNotFound
 		}
 	}
