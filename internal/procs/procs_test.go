@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
@@ -33,9 +34,18 @@ func drive(t *testing.T, max, windows int, noise float64, loads []load) []int {
 func driveFunc(t *testing.T, max, windows int, rate func(w, procs int) float64) []int {
 	t.Helper()
 	c := newClimber(max)
+	return driveClimber(t, &c, windows, func(w, procs int) (float64, time.Duration) { return rate(w, procs), 0 })
+}
+
+// driveClimber runs c over windows whose rate and median wait for a
+// processor load gives.
+func driveClimber(t *testing.T, c *climber, windows int, load func(w, procs int) (float64, time.Duration)) []int {
+	t.Helper()
+	max := c.max
 	got := make([]int, windows)
 	for w := range windows {
-		got[w] = c.step(rate(w, c.procs), 1)
+		rate, wait := load(w, c.procs)
+		got[w] = c.step(rate, 1, wait)
 		if got[w] < 1 || got[w] > max {
 			t.Fatalf("window %d: count %d outside 1..%d", w, got[w], max)
 		}
@@ -202,11 +212,11 @@ func TestClimberRemembersShapes(t *testing.T) {
 		cycle := w % 60
 		tu := turns[cycle/30]
 		if cycle%30 >= 20 {
-			c.step(0, 0)
+			c.step(0, 0, 0)
 			continue
 		}
 		procs := c.procs
-		c.step(tu.rates[procs], tu.depth)
+		c.step(tu.rates[procs], tu.depth, 0)
 		if w >= 1000 {
 			busy++
 			if best := map[float64]int{1: 1, 16: 2}[tu.depth]; procs == best {
@@ -216,6 +226,121 @@ func TestClimberRemembersShapes(t *testing.T) {
 	}
 	if share := float64(right) / float64(busy); share < 0.8 {
 		t.Errorf("%.0f%% of busy windows at the shape's best count, want at least 80%%", 100*share)
+	}
+}
+
+// Clients that send at their own pace (an open loop) get the same rate from
+// every count that keeps up; one processor keeps up only by queueing the
+// commands, which the wait for a processor shows. Clients that wait for each
+// reply and are served faster on one processor, queueing a little more
+// there, still get it.
+func TestClimberWatchesTheWait(t *testing.T) {
+	const (
+		short = 150 * time.Microsecond
+		long  = 1500 * time.Millisecond / 1000
+	)
+	openLoop := func(rng *rand.Rand) func(w, procs int) (float64, time.Duration) {
+		return func(w, procs int) (float64, time.Duration) {
+			// 3% noise makes one processor "win" now and then.
+			rate := 19500 * (1 + 0.03*(2*rng.Float64()-1))
+			if procs == 1 {
+				return rate, long
+			}
+			return rate, short
+		}
+	}
+	t.Run("an open loop one processor barely serves", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		c := newClimber(2)
+		counts := driveClimber(t, &c, 3000, openLoop(rng))
+		if got := share(counts, 0, len(counts), 1); got > 0.01 {
+			t.Errorf("%.1f%% of windows at 1 processor, want at most 1%%", 100*got)
+		}
+		// A probe there is abandoned in its first window.
+		for w := 1; w < len(counts); w++ {
+			if counts[w] == 1 && counts[w-1] == 1 {
+				t.Fatalf("windows %d and %d both at 1 processor; counts %v", w-1, w, counts)
+			}
+		}
+	})
+	t.Run("an open loop after a closed one that one processor served best", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		c := newClimber(2)
+		closed := map[int]float64{1: 100000, 2: 70000}
+		counts := driveClimber(t, &c, 2000, func(w, procs int) (float64, time.Duration) {
+			if w < 1000 {
+				return closed[procs], short
+			}
+			return openLoop(rng)(w, procs)
+		})
+		if got := share(counts, 500, 1000, 1); got < 0.9 {
+			t.Errorf("closed loop: %.0f%% of windows at 1 processor, want at least 90%%", 100*got)
+		}
+		if got := share(counts, 1020, 2000, 1); got > 0.01 {
+			t.Errorf("open loop: %.1f%% of windows at 1 processor, want at most 1%%; counts %v", 100*got, counts[1000:])
+		}
+	})
+	t.Run("a closed loop one processor serves faster", func(t *testing.T) {
+		c := newClimber(2)
+		counts := driveClimber(t, &c, 1000, func(w, procs int) (float64, time.Duration) {
+			if procs == 1 {
+				return 75000, 300 * time.Microsecond
+			}
+			return 53000, 160 * time.Microsecond
+		})
+		if got := share(counts, 100, len(counts), 1); got < 0.9 {
+			t.Errorf("%.0f%% of windows at 1 processor, want at least 90%%", 100*got)
+		}
+	})
+}
+
+func TestMedianWait(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name   string
+		counts []uint64
+		bounds []float64
+		want   time.Duration
+	}{
+		{"empty", []uint64{0, 0}, []float64{0, 1e-6, 1e-3}, 0},
+		{"one bucket", []uint64{0, 5}, []float64{0, 1e-6, 1e-3}, time.Millisecond},
+		{"middle of three", []uint64{1, 1, 1}, []float64{0, 1e-6, 1e-5, 1e-4}, 10 * time.Microsecond},
+		{"lower half exactly", []uint64{2, 2}, []float64{0, 1e-6, 1e-3}, time.Microsecond},
+		{"open last bucket", []uint64{0, 3}, []float64{0, 2, inf}, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := median(tt.counts, tt.bounds); got != tt.want {
+				t.Errorf("median = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The runtime reports waits: goroutines that queue for one processor show
+// a wait of at least the time the others keep it.
+func TestSchedWaitsSeesQueueing(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var s schedWaits
+	s.window()
+	stop := time.Now().Add(100 * time.Millisecond)
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for time.Now().Before(stop) {
+				// Spin for about 1 ms, then let the others run.
+				for t0 := time.Now(); time.Since(t0) < time.Millisecond; {
+				}
+				runtime.Gosched()
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if got := s.window(); got < 500*time.Microsecond {
+		t.Errorf("median wait %v with 4 goroutines taking turns on 1 processor for 1 ms each, want at least 0.5 ms", got)
 	}
 }
 
