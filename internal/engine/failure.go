@@ -214,7 +214,8 @@ const walCategory vfs.DiskWriteCategory = "pebble-wal"
 // the WAL directory is its own (it syncs it after creating each WAL).
 const walPackage = "github.com/cockroachdb/pebble/v2/wal."
 
-// watchFS keeps WAL errors from Pebble: see the top of this file.
+// watchFS keeps WAL errors from Pebble (see the top of this file), and
+// gives the tables Pebble builds a larger write buffer (see tableFile).
 type watchFS struct {
 	vfs.FS
 	h *health
@@ -234,6 +235,9 @@ func (fs watchFS) ReuseForWrite(oldname, newname string, cat vfs.DiskWriteCatego
 
 func (fs watchFS) watch(name string, cat vfs.DiskWriteCategory, f vfs.File, err error) (vfs.File, error) {
 	if cat != walCategory {
+		if err == nil && tableCategories[cat] {
+			return newTableFile(f), nil
+		}
 		return f, err
 	}
 	if err != nil {
