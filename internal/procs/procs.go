@@ -32,21 +32,23 @@
 // generator): every count that keeps up serves the same rate, and one that
 // barely keeps up does so by queueing commands. So the climb also watches
 // how long goroutines wait for a processor (the runtime's scheduling
-// latency). A probe to fewer processors is abandoned as soon as that wait
-// grows several times over, and a count whose median wait passes
-// overloadWait probes upwards at once instead of after its back-off.
-// Measured on 2 cores at a fixed 19.5k GET/SET per second with data 4x the
-// caches: one processor queued commands for a median 1.5 ms against 0.15 ms
-// on two, while 50 clients sending SET one at a time waited 0.25-0.35 ms on
-// one processor and 0.16 ms on two (and were served 20-40% faster on one).
-// Without the watch, the probes to one processor and the occasional noisy
-// "win" there stalled the fixed-rate load for 150-400 ms every few seconds.
+// latency). A count whose median wait reaches overloadWait is overloaded:
+// a probe to it is abandoned in that window, and a climb settled there
+// probes upwards at once instead of after its back-off. Measured on 2
+// cores at a fixed 19.5k GET/SET per second with data 4x the caches: one
+// processor queued commands for a median 1.5 ms against 0.15 ms on two,
+// and the probes to one processor, with the occasional noisy "win" there,
+// stalled the load for 100-400 ms every few seconds. Clients that wait for
+// each reply queue too, and more on fewer processors, while being served
+// faster there: 50 clients sending SET one at a time waited 0.25-0.35 ms
+// on one processor and 0.16 ms on two, ZADD 0.4-0.65 ms against 0.07-0.2
+// ms. A rule that failed a probe whose wait grew threefold kept ZADD off
+// one processor and cost it 12%, so only the absolute bound counts.
 package procs
 
 import (
 	"log/slog"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 )
@@ -71,14 +73,9 @@ const (
 	// minRate is the rate, in commands per second, under which the load is
 	// too light to measure and nothing is tried.
 	minRate = 1000
-	// A probe to fewer processors fails at once when the median wait for
-	// a processor grows past waitGrowth times its wait before the probe,
-	// and past minProbeWait (smaller waits are noise).
-	waitGrowth   = 3
-	minProbeWait = 250 * time.Microsecond
 	// overloadWait is the median wait for a processor at which a count is
-	// overloaded: the climb tries one more processor without waiting out
-	// its back-off.
+	// overloaded: a probe to it fails at once, and a climb settled at it
+	// tries one more processor without waiting out its back-off.
 	overloadWait = time.Millisecond
 )
 
@@ -297,8 +294,7 @@ func (g *Governor) run(stop, done chan struct{}) {
 type climber struct {
 	max, procs int
 
-	recent []float64       // the last probeWindows busy rates at procs
-	waits  []time.Duration // the median waits for a processor in those windows
+	recent []float64 // the last probeWindows busy rates at procs
 	// since counts busy windows since the last decision; interval is how
 	// many must pass before the next probe.
 	since, interval int
@@ -318,14 +314,13 @@ type climber struct {
 	shapes   [shapeCount]shapeMemory
 	newShape int
 
-	phase      phase
-	from       int           // the count the probe left
-	to         int           // the neighbour it tries
-	before     float64       // the rate at from before the probe
-	beforeWait time.Duration // the median wait for a processor at from before it
-	probe      float64       // the rate at the neighbour
-	waited     int           // windows since the last change of count
-	rates      []float64     // the rates measured since then
+	phase  phase
+	from   int       // the count the probe left
+	to     int       // the neighbour it tries
+	before float64   // the rate at from before the probe
+	probe  float64   // the rate at the neighbour
+	waited int       // windows since the last change of count
+	rates  []float64 // the rates measured since then
 }
 
 // shapeMemory is what the climb keeps of one shape of load.
@@ -376,7 +371,7 @@ func (c *climber) step(rate, depth float64, wait time.Duration) int {
 		case c.newShape > 0:
 			// Another shape of load: this probe measures nothing.
 			c.inconclusive()
-		case c.phase == probing && c.to < c.from && c.queues(wait):
+		case c.phase == probing && c.to < c.from && wait >= overloadWait:
 			// Fewer processors make commands queue: whatever the rate
 			// says, the probe has lost.
 			c.procs = c.from
@@ -394,17 +389,15 @@ func (c *climber) step(rate, depth float64, wait time.Duration) int {
 		// Too light to measure; an idle gap also breaks the run of
 		// windows a probe compares against (but the wait for the next
 		// probe goes on across it).
-		c.recent, c.waits = c.recent[:0], c.waits[:0]
+		c.recent = c.recent[:0]
 		return c.procs
 	}
 	if len(c.recent) == probeWindows {
 		// Slide within the array rather than off its front, which would
 		// reallocate every other window.
 		c.recent = append(c.recent[:0], c.recent[1:]...)
-		c.waits = append(c.waits[:0], c.waits[1:]...)
 	}
 	c.recent = append(c.recent, rate)
-	c.waits = append(c.waits, wait)
 	c.since++
 	if wait >= overloadWait && c.procs < c.max {
 		// Overloaded: try a processor more as soon as the rate is known.
@@ -424,17 +417,10 @@ func (c *climber) step(rate, depth float64, wait time.Duration) int {
 		return c.procs
 	}
 	c.phase, c.from, c.before = probing, c.procs, cur
-	c.beforeWait = slices.Max(c.waits)
 	c.to = c.neighbour()
 	c.procs = c.to
 	c.waited, c.rates = 0, c.rates[:0]
 	return c.procs
-}
-
-// queues says whether a window's median wait for a processor, at the
-// neighbour of a probe, shows commands queueing that did not before it.
-func (c *climber) queues(wait time.Duration) bool {
-	return wait >= overloadWait || (wait > minProbeWait && wait > waitGrowth*c.beforeWait)
 }
 
 // measure gathers a probe's windows at the neighbour and back at from.
@@ -475,7 +461,7 @@ func (c *climber) enterShape(shape int) {
 		c.procs, c.interval = c.max, minInterval
 	}
 	c.since, c.decided = 0, 0
-	c.recent, c.waits = c.recent[:0], c.waits[:0]
+	c.recent = c.recent[:0]
 }
 
 // inconclusive ends a probe that the load changed under, at from. It backs
@@ -486,7 +472,7 @@ func (c *climber) inconclusive() {
 	c.interval = min(2*c.interval, maxInterval)
 	c.down = !c.down
 	c.since = 0
-	c.recent, c.waits = c.recent[:0], c.waits[:0]
+	c.recent = c.recent[:0]
 }
 
 // neighbour is the count to try next: one step, in the direction of the
@@ -524,7 +510,7 @@ func (c *climber) decide(probe, base float64) {
 	c.shapes[c.shape].procs = c.procs
 	c.phase = steady
 	c.since = 0
-	c.recent, c.waits = c.recent[:0], c.waits[:0]
+	c.recent = c.recent[:0]
 }
 
 func mean(xs []float64) float64 {
