@@ -1604,3 +1604,38 @@ func TestCollectionSaveSkipsUnchangedMeta(t *testing.T) {
 		t.Errorf("z = %v, want m=3 c=4 b=5 a=9", got)
 	}
 }
+
+// BenchmarkZAddHot is redis-benchmark's ZADD: one sorted set, a random
+// member of 100,000 and a random score each time, so that after a warm-up
+// almost every call moves an existing member (an old-score read, a score
+// index delete and two writes).
+func BenchmarkZAddHot(b *testing.B) {
+	s := openBenchStore(b, 0, nil)
+	key := []byte("myzset")
+	zadd := func(member []byte, score float64) {
+		tx := s.Begin([][]byte{key})
+		_, err := tx.ZAdd(0, key, ZAddArgs{}, []ZMember{{Member: member, Score: score}})
+		if err == nil {
+			err = tx.Commit()
+		}
+		tx.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 100_000 {
+		zadd(fmt.Appendf(nil, "element:%06d", i), float64(i))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	members := make([][]byte, 4096)
+	for i := range members {
+		members[i] = fmt.Appendf(nil, "element:%06d", rng.IntN(100_000))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		zadd(members[i%len(members)], float64(rng.IntN(100_000)))
+		i++
+	}
+}
