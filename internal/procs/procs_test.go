@@ -237,7 +237,7 @@ func TestClimberRemembersShapes(t *testing.T) {
 func TestClimberWatchesTheWait(t *testing.T) {
 	const (
 		short = 150 * time.Microsecond
-		long  = 1500 * time.Millisecond / 1000
+		long  = 1500 * time.Microsecond
 	)
 	openLoop := func(rng *rand.Rand) func(w, procs int) (float64, time.Duration) {
 		return func(w, procs int) (float64, time.Duration) {
