@@ -33,6 +33,10 @@ var tableBuffers = sync.Pool{New: func() any {
 // that needs the written bytes in the file (a sync, a read, a stat, a
 // positioned write, closing) writes the buffer out first. After a failed
 // write every later call reports that failure: the table is abandoned.
+//
+// Fd passes the descriptor through: Pebble v2's syncingFile uses it only to
+// preallocate and syncs through SyncData and SyncTo, which flush. A Pebble
+// that synced the descriptor directly would skip the buffer (v1 did).
 type tableFile struct {
 	vfs.File
 	buf *[]byte

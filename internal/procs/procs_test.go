@@ -280,6 +280,46 @@ func TestClimberWatchesTheWait(t *testing.T) {
 			t.Errorf("open loop: %.1f%% of windows at 1 processor, want at most 1%%; counts %v", 100*got, counts[1000:])
 		}
 	})
+	t.Run("a closed loop one processor serves best though busy", func(t *testing.T) {
+		// More clients than redis-benchmark's 50: they queue past
+		// overloadWait on one processor, which still serves the most.
+		// Waits that long bar one processor from a probe, so a climb at
+		// two stays there; a climb already at one (a count learnt before)
+		// stays there too. Either way the probes back off.
+		load := func(w, procs int) (float64, time.Duration) {
+			if procs == 1 {
+				return 75000, 1100 * time.Microsecond
+			}
+			return 53000, 300 * time.Microsecond
+		}
+		for _, from := range []int{2, 1} {
+			c := newClimber(2)
+			c.procs = from
+			counts := driveClimber(t, &c, 3000, load)
+			if got := share(counts, 1000, len(counts), from); got < 0.97 {
+				t.Errorf("from %d: %.1f%% of settled windows there, want at least 97%%", from, 100*got)
+			}
+			if c.interval != maxInterval {
+				t.Errorf("from %d: back-off at %d windows, want it grown to %d", from, c.interval, maxInterval)
+			}
+		}
+	})
+	t.Run("an idle window in a probe decides nothing", func(t *testing.T) {
+		// A stall with no commands served, during a probe to one
+		// processor, must not count as that count's loss.
+		c := newClimber(2)
+		closed := map[int]float64{1: 100000, 2: 70000}
+		for range 6 {
+			c.step(closed[c.procs], 1, 0)
+		}
+		if c.phase != probing || c.procs != 1 {
+			t.Fatalf("no probe to 1 processor after 6 windows (phase %d, procs %d)", c.phase, c.procs)
+		}
+		c.step(0, 1, 5*time.Millisecond)
+		if c.shapes[0].procs != 0 {
+			t.Errorf("an idle window was taken for a decision: shape memory %d", c.shapes[0].procs)
+		}
+	})
 	// Clients that wait for each reply queue more on one processor and are
 	// served faster there (SET and ZADD from redis-benchmark -c 50).
 	for _, tt := range []struct {
