@@ -19,7 +19,6 @@ type client struct {
 	srv *Server
 	id  int64
 	nc  net.Conn
-	sio *sockIO // nc's reads and writes (see sockIO)
 	r   *resp.Reader
 	w   *resp.Writer
 
@@ -75,7 +74,6 @@ func newClient(s *Server, nc net.Conn) *client {
 		srv: s,
 		id:  s.nextID.Add(1),
 		nc:  nc,
-		sio: newSockIO(nc),
 
 		created: time.Now(),
 		gone:    make(chan struct{}),
@@ -216,7 +214,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 		}
 		t = now
 	}
-	n, err := c.sio.Read(p)
+	n, err := c.nc.Read(p)
 	if n > 0 {
 		c.srv.stats.reads.Add(1)
 		// Any input is an interaction: a client sending a long request
@@ -248,5 +246,5 @@ func (s syncingWriter) Write(p []byte) (int, error) {
 		c.needSync = false
 	}
 	c.srv.stats.writes.Add(1)
-	return c.sio.Write(p)
+	return c.nc.Write(p)
 }
