@@ -121,15 +121,19 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-func res(rps, p50, p99 float64) rbench.Result {
-	return rbench.Result{Test: "SET", RPS: rps, P50Ms: p50, P99Ms: p99}
+func res(rps, p50, p99 float64) benchRun {
+	return resCPU(rps, p50, p99, math.NaN())
+}
+
+func resCPU(rps, p50, p99, cpu float64) benchRun {
+	return benchRun{Result: rbench.Result{Test: "SET", RPS: rps, P50Ms: p50, P99Ms: p99}, CPUus: cpu}
 }
 
 func TestRowSummary(t *testing.T) {
 	row := &matrixRow{
 		Workload: "SET", Pipeline: 1, Requests: 1000,
-		Redis: []rbench.Result{res(100, 1, 2), res(90, 1.2, 3), res(110, 0.9, 2.5)},
-		Cairn: []rbench.Result{res(80, 2, 4), failedResult("SET"), res(99, 1.5, 3)},
+		Redis: []benchRun{resCPU(100, 1, 2, 9), resCPU(90, 1.2, 3, 11), resCPU(110, 0.9, 2.5, 10)},
+		Cairn: []benchRun{resCPU(80, 2, 4, 20), failedRun("SET"), resCPU(99, 1.5, 3, 16)},
 	}
 	s := row.summary()
 	if s.Redis.Median != 100 || s.Redis.Min != 90 || s.Redis.Max != 110 || s.Redis.N != 3 {
@@ -148,6 +152,29 @@ func TestRowSummary(t *testing.T) {
 	if s.RedisP99.Median != 2.5 || s.CairnP50.Median != 1.75 {
 		t.Errorf("latency medians = %v, %v", s.RedisP99.Median, s.CairnP50.Median)
 	}
+	if s.RedisCPU.Median != 10 || s.CairnCPU.Median != 18 || s.CairnCPU.N != 2 {
+		t.Errorf("CPU per command = %+v, %+v; want medians 10 and 18 (the failed run has none)", s.RedisCPU, s.CairnCPU)
+	}
+}
+
+func TestCPUPerCommand(t *testing.T) {
+	tests := []struct {
+		ticks int64
+		n     int
+		want  float64
+	}{
+		{150, 100_000, 15},     // 1.5 s of CPU over 100,000 commands
+		{0, 1000, 0},           // too short to tick
+		{100, 1_000_000, 1},    // pipelined
+		{5, 0, math.NaN()},     // no commands
+		{-1, 1000, math.NaN()}, // counters went backwards: not a measurement
+	}
+	for _, tc := range tests {
+		got := cpuPerCommand(tc.ticks, tc.n)
+		if math.IsNaN(tc.want) != math.IsNaN(got) || !math.IsNaN(got) && math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("cpuPerCommand(%d, %d) = %v, want %v", tc.ticks, tc.n, got, tc.want)
+		}
+	}
 }
 
 func sampleResults() *results {
@@ -163,11 +190,11 @@ func sampleResults() *results {
 				Scenario: "strings", Title: scenarioTitles["strings"], CairnCmd: "cairn --port <port>", RedisCmd: "redis-server --port <port>",
 				Rows: []*matrixRow{
 					{Workload: "SET", Pipeline: 1, Requests: 50000,
-						Redis: []rbench.Result{res(100000, 0.3, 0.5), res(100000, 0.3, 0.5), res(100000, 0.3, 0.5)},
-						Cairn: []rbench.Result{res(85000, 0.4, 0.9), res(85000, 0.4, 0.9), res(85000, 0.4, 0.9)}},
+						Redis: []benchRun{resCPU(100000, 0.3, 0.5, 9.5), resCPU(100000, 0.3, 0.5, 9.5), resCPU(100000, 0.3, 0.5, 9.5)},
+						Cairn: []benchRun{resCPU(85000, 0.4, 0.9, 14.25), resCPU(85000, 0.4, 0.9, 14.25), resCPU(85000, 0.4, 0.9, 14.25)}},
 					{Workload: "GET", Pipeline: 16, Requests: 200000,
-						Redis: []rbench.Result{res(400000, 1, 2), res(400000, 1, 2), res(400000, 1, 2)},
-						Cairn: []rbench.Result{res(200000, 2, 4), res(200000, 2, 4), res(200000, 2, 4)}},
+						Redis: []benchRun{res(400000, 1, 2), res(400000, 1, 2), res(400000, 1, 2)},
+						Cairn: []benchRun{res(200000, 2, 4), res(200000, 2, 4), res(200000, 2, 4)}},
 				},
 			},
 			{
@@ -216,7 +243,8 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"# Cairn benchmark results",
 		"## Machine",
-		"| SET | 50,000 | 100,000 (100,000–100,000) | 85,000 (85,000–85,000) | **0.85×** (0.85–0.85) | 0.300 / 0.500 | 0.400 / 0.900 |",
+		"| SET | 50,000 | 100,000 (100,000–100,000) | 85,000 (85,000–85,000) | **0.85×** (0.85–0.85) | 0.300 / 0.500 | 0.400 / 0.900 | 9.50 / 14.2 |",
+		"| GET | 200,000 | 400,000 (400,000–400,000) | 200,000 (200,000–200,000) | **0.50×** (0.50–0.50) | 1.000 / 2.000 | 2.000 / 4.000 | – / – |",
 		"### -P 16",
 		"| unpipelined SET | ≥ 0.8× Redis | 0.85× | met |",
 		"| pipelined GET (-P 16) | ≥ 0.6× Redis | 0.50× | **not met** |",

@@ -44,11 +44,7 @@ func sampleCPU(serverPid int) (cpuSample, error) {
 	if s.busy, s.irq, s.steal, err = parseProcStat(stat); err != nil {
 		return s, err
 	}
-	pstat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", serverPid))
-	if err != nil {
-		return s, err
-	}
-	if s.server, err = parsePidStatTicks(pstat); err != nil {
+	if s.server, err = serverTicks(serverPid); err != nil {
 		return s, err
 	}
 	var ru syscall.Rusage
@@ -76,6 +72,15 @@ func (s cpuSample) since(before cpuSample) cpuUse {
 	}
 	u.Others = max(cores(s.busy-before.busy)-u.Server-u.Client, 0)
 	return u
+}
+
+// serverTicks is the CPU time (utime+stime) process pid has used, in ticks.
+func serverTicks(pid int) (int64, error) {
+	pstat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parsePidStatTicks(pstat)
 }
 
 // parseProcStat reads the machine-wide "cpu" line of /proc/stat.

@@ -201,7 +201,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 					name string
 					p    *procs.Process
 					c    *redis.Client
-					dst  *[]rbench.Result
+					dst  *[]benchRun
 				}{{"redis", rp, rc, &row.Redis}, {"cairn", cp, cc, &row.Cairn}}
 				if (round+pi+wi)%2 == 1 {
 					servers[0], servers[1] = servers[1], servers[0]
@@ -221,10 +221,10 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 						row.Errors = append(row.Errors, fmt.Sprintf("round %d, %s: %v", round+1, s.name, err))
 						h.res.Errors = append(h.res.Errors, fmt.Sprintf("%s: %s -P %d round %d, %s: %v", scenario, w.Name, p, round+1, s.name, err))
 						h.logf("%s: round %d/%d %-11s -P %-2d %-5s FAILED: %v", scenario, round+1, h.set.Rounds, w.Name, p, s.name, err)
-						res = failedResult(w.Name)
+						res = failedRun(w.Name)
 					} else {
-						h.logf("%s: round %d/%d %-11s -P %-2d %-5s %12s ops/s  p50 %.3f ms  p99 %.3f ms",
-							scenario, round+1, h.set.Rounds, w.Name, p, s.name, fmtOps(res.RPS), res.P50Ms, res.P99Ms)
+						h.logf("%s: round %d/%d %-11s -P %-2d %-5s %12s ops/s  p50 %.3f ms  p99 %.3f ms  CPU %.1f µs/command",
+							scenario, round+1, h.set.Rounds, w.Name, p, s.name, fmtOps(res.RPS), res.P50Ms, res.P99Ms, res.CPUus)
 					}
 					*s.dst = append(*s.dst, res)
 				}
@@ -274,9 +274,19 @@ func probe(ctx context.Context, c *redis.Client, w workload) (supported bool, re
 	}
 }
 
+// benchRun is one redis-benchmark run against one server.
+type benchRun struct {
+	rbench.Result
+	// CPUus is the server's CPU time (user and system) during the run, in
+	// microseconds per command; NaN if it could not be read. Unlike ops/s
+	// it hardly depends on what else the machine was doing, so it shows
+	// where a ratio comes from on a noisy machine.
+	CPUus float64
+}
+
 // benchOnce empties the server, prefills what the workload reads, and runs
 // redis-benchmark once.
-func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (rbench.Result, error) {
+func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (benchRun, error) {
 	// A tiny run (smoke mode) can finish within redis-benchmark's timer
 	// resolution; it is retried with more requests, a bounded number of times.
 	for attempt := 0; ; attempt++ {
@@ -288,15 +298,16 @@ func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Clie
 	}
 }
 
-func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (rbench.Result, error) {
+func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (benchRun, error) {
 	if err := c.FlushAll(ctx).Err(); err != nil {
-		return rbench.Result{}, fmt.Errorf("FLUSHALL: %w", err)
+		return benchRun{}, fmt.Errorf("FLUSHALL: %w", err)
 	}
 	if w.Prefill != nil {
 		if err := w.Prefill(ctx, c, h.set, n); err != nil {
-			return rbench.Result{}, fmt.Errorf("prefill: %w", err)
+			return benchRun{}, fmt.Errorf("prefill: %w", err)
 		}
 	}
+	before, cpuErr := serverTicks(p.Pid())
 	// Generous: even at 500 ops/s the run finishes well inside it.
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(n)*2*time.Millisecond)
 	defer cancel()
@@ -305,17 +316,35 @@ func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.C
 		Clients: h.set.Clients, Requests: n, DataSize: h.set.DataSize,
 		KeyspaceLen: h.set.Keyspace, Pipeline: pipeline, Tests: w.test(),
 	})
+	after, cpuErr2 := serverTicks(p.Pid())
 	if err != nil {
-		return rbench.Result{}, err
+		return benchRun{}, err
 	}
 	r, ok := rbench.Find(rows, w.Name)
 	if !ok {
-		return rbench.Result{}, fmt.Errorf("redis-benchmark printed no %s row", w.Name)
+		return benchRun{}, fmt.Errorf("redis-benchmark printed no %s row", w.Name)
 	}
 	if !(r.RPS > 0) {
-		return rbench.Result{}, fmt.Errorf("redis-benchmark reported %v ops/s", r.RPS)
+		return benchRun{}, fmt.Errorf("redis-benchmark reported %v ops/s", r.RPS)
 	}
-	return r, nil
+	run := benchRun{Result: r, CPUus: math.NaN()}
+	if cpuErr == nil && cpuErr2 == nil {
+		run.CPUus = cpuPerCommand(after-before, n)
+	}
+	return run, nil
+}
+
+// cpuPerCommand turns the server's CPU ticks over a run of n commands into
+// microseconds per command.
+func cpuPerCommand(ticks int64, n int) float64 {
+	if n <= 0 || ticks < 0 {
+		return math.NaN()
+	}
+	return float64(ticks) * 1e6 / clockTicks / float64(n)
+}
+
+func failedRun(name string) benchRun {
+	return benchRun{Result: failedResult(name), CPUus: math.NaN()}
 }
 
 func failedResult(name string) rbench.Result {

@@ -16,7 +16,6 @@ import (
 	"github.com/cairndb/cairn/bench/internal/loadgen"
 	"github.com/cairndb/cairn/bench/internal/machine"
 	"github.com/cairndb/cairn/bench/internal/procs"
-	"github.com/cairndb/cairn/bench/internal/rbench"
 	"github.com/cairndb/cairn/bench/internal/stats"
 )
 
@@ -57,8 +56,8 @@ type matrixRow struct {
 	Workload string
 	Pipeline int
 	Requests int
-	Redis    []rbench.Result
-	Cairn    []rbench.Result
+	Redis    []benchRun
+	Cairn    []benchRun
 	Errors   []string
 }
 
@@ -71,11 +70,12 @@ type rowSummary struct {
 	Redis, Cairn       stats.Summary // ops/s
 	RedisP50, RedisP99 stats.Summary // ms
 	CairnP50, CairnP99 stats.Summary
+	RedisCPU, CairnCPU stats.Summary // server CPU, µs per command
 	Ratio              float64       // Cairn/Redis of the median ops/s
 	Paired             stats.Summary // per-round Cairn/Redis ratios
 }
 
-func pick(rs []rbench.Result, f func(rbench.Result) float64) []float64 {
+func pick(rs []benchRun, f func(benchRun) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = f(r)
@@ -84,9 +84,10 @@ func pick(rs []rbench.Result, f func(rbench.Result) float64) []float64 {
 }
 
 func (r *matrixRow) summary() rowSummary {
-	rps := func(x rbench.Result) float64 { return x.RPS }
-	p50 := func(x rbench.Result) float64 { return x.P50Ms }
-	p99 := func(x rbench.Result) float64 { return x.P99Ms }
+	rps := func(x benchRun) float64 { return x.RPS }
+	p50 := func(x benchRun) float64 { return x.P50Ms }
+	p99 := func(x benchRun) float64 { return x.P99Ms }
+	cpu := func(x benchRun) float64 { return x.CPUus }
 	s := rowSummary{
 		Redis:    stats.Summarize(pick(r.Redis, rps)),
 		Cairn:    stats.Summarize(pick(r.Cairn, rps)),
@@ -94,6 +95,8 @@ func (r *matrixRow) summary() rowSummary {
 		RedisP99: stats.Summarize(pick(r.Redis, p99)),
 		CairnP50: stats.Summarize(pick(r.Cairn, p50)),
 		CairnP99: stats.Summarize(pick(r.Cairn, p99)),
+		RedisCPU: stats.Summarize(pick(r.Redis, cpu)),
+		CairnCPU: stats.Summarize(pick(r.Cairn, cpu)),
 		Paired:   stats.Summarize(stats.PairedRatios(pick(r.Cairn, rps), pick(r.Redis, rps))),
 	}
 	s.Ratio = stats.Ratio(s.Cairn.Median, s.Redis.Median)
@@ -130,6 +133,18 @@ func fmtOps(v float64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// fmtCPU formats microseconds of CPU per command.
+func fmtCPU(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case v < 10:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
 }
 
 func fmtMs(v float64) string {
@@ -243,6 +258,7 @@ func (r *results) markdown(history string) string {
 			fmtOps(float64(s.Requests[1])), fmtOps(float64(s.Requests[16])), fmtOps(float64(s.DurableRequests[1])), fmtOps(float64(s.DurableRequests[16])), s.RunSeconds, s.Clients)
 	}
 	p("- Each workload runs %d rounds; within a round Redis and Cairn run back to back, the order alternating from one workload to the next. Tables show the median with the min–max range over the rounds; the ratio is of the medians, with the range of the per-round (paired) ratios.\n", s.Rounds)
+	p("- Server CPU µs/command: the server process's user and system CPU time during the timed run (from /proc), divided by -n; the median over the rounds. On a machine whose speed drifts it moves much less than ops/s does, and it shows where a gap comes from: a server that needs more CPU per command, or one that waits.\n")
 	for _, mr := range r.Matrix {
 		p("- %s: `%s` and `%s`\n", mr.Scenario, mr.RedisCmd, mr.CairnCmd)
 	}
@@ -266,17 +282,18 @@ func (r *results) markdown(history string) string {
 				continue
 			}
 			p("### -P %d\n\n", pl)
-			p("| workload | -n | Redis ops/s | Cairn ops/s | Cairn/Redis | Redis p50 / p99 ms | Cairn p50 / p99 ms |\n")
-			p("|---|---:|---:|---:|---:|---:|---:|\n")
+			p("| workload | -n | Redis ops/s | Cairn ops/s | Cairn/Redis | Redis p50 / p99 ms | Cairn p50 / p99 ms | server CPU µs/command, Redis / Cairn |\n")
+			p("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 			for _, row := range rows {
 				sm := row.summary()
 				name := row.Workload
 				if len(row.Errors) > 0 {
 					name += fmt.Sprintf(" (%d failed run(s))", len(row.Errors))
 				}
-				p("| %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", name, fmtOps(float64(row.Requests)),
+				p("| %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", name, fmtOps(float64(row.Requests)),
 					fmtRange(sm.Redis, fmtOps), fmtRange(sm.Cairn, fmtOps), fmtRatioRange(sm.Ratio, sm.Paired),
-					fmtMs(sm.RedisP50.Median), fmtMs(sm.RedisP99.Median), fmtMs(sm.CairnP50.Median), fmtMs(sm.CairnP99.Median))
+					fmtMs(sm.RedisP50.Median), fmtMs(sm.RedisP99.Median), fmtMs(sm.CairnP50.Median), fmtMs(sm.CairnP99.Median),
+					fmtCPU(sm.RedisCPU.Median), fmtCPU(sm.CairnCPU.Median))
 			}
 			p("\n")
 		}
