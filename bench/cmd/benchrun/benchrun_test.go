@@ -164,7 +164,7 @@ func TestCPUPerCommand(t *testing.T) {
 		want  float64
 	}{
 		{150, 100_000, 15},     // 1.5 s of CPU over 100,000 commands
-		{0, 1000, 0},           // too short to tick
+		{0, 1000, math.NaN()},  // too short to tick: nothing measured
 		{100, 1_000_000, 1},    // pipelined
 		{5, 0, math.NaN()},     // no commands
 		{-1, 1000, math.NaN()}, // counters went backwards: not a measurement

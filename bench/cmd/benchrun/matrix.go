@@ -335,9 +335,10 @@ func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.C
 }
 
 // cpuPerCommand turns the server's CPU ticks over a run of n commands into
-// microseconds per command.
+// microseconds per command. A run too short to tick once (10 ms of CPU)
+// measured nothing.
 func cpuPerCommand(ticks int64, n int) float64 {
-	if n <= 0 || ticks < 0 {
+	if n <= 0 || ticks <= 0 {
 		return math.NaN()
 	}
 	return float64(ticks) * 1e6 / clockTicks / float64(n)
