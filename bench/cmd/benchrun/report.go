@@ -135,19 +135,9 @@ func fmtOps(v float64) string {
 	return b.String()
 }
 
-// fmtCPU formats microseconds of CPU per command.
-func fmtCPU(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case v < 10:
-		return fmt.Sprintf("%.2f", v)
-	default:
-		return fmt.Sprintf("%.1f", v)
-	}
-}
-
-func fmtMs(v float64) string {
+// fmtFigure formats a latency in milliseconds or a CPU time in
+// microseconds per command: finer below 10, whole numbers from 100 on.
+func fmtFigure(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "–"
@@ -161,7 +151,7 @@ func fmtMs(v float64) string {
 }
 
 func fmtDur(d time.Duration) string {
-	return fmtMs(float64(d)/float64(time.Millisecond)) + " ms"
+	return fmtFigure(float64(d)/float64(time.Millisecond)) + " ms"
 }
 
 func fmtRatio(v float64) string {
@@ -292,8 +282,8 @@ func (r *results) markdown(history string) string {
 				}
 				p("| %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s |\n", name, fmtOps(float64(row.Requests)),
 					fmtRange(sm.Redis, fmtOps), fmtRange(sm.Cairn, fmtOps), fmtRatioRange(sm.Ratio, sm.Paired),
-					fmtMs(sm.RedisP50.Median), fmtMs(sm.RedisP99.Median), fmtMs(sm.CairnP50.Median), fmtMs(sm.CairnP99.Median),
-					fmtCPU(sm.RedisCPU.Median), fmtCPU(sm.CairnCPU.Median))
+					fmtFigure(sm.RedisP50.Median), fmtFigure(sm.RedisP99.Median), fmtFigure(sm.CairnP50.Median), fmtFigure(sm.CairnP99.Median),
+					fmtFigure(sm.RedisCPU.Median), fmtFigure(sm.CairnCPU.Median))
 			}
 			p("\n")
 		}
@@ -485,7 +475,7 @@ func latencyCells(l loadgen.Latency) string {
 	if l.Count == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%s / %s / %s", fmtMs(ms(l.P50)), fmtMs(ms(l.P99)), fmtMs(ms(l.P999)))
+	return fmt.Sprintf("%s / %s / %s", fmtFigure(ms(l.P50)), fmtFigure(ms(l.P99)), fmtFigure(ms(l.P999)))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -578,7 +568,7 @@ func latencyCellsMax(l loadgen.Latency) string {
 	if l.Count == 0 {
 		return "–"
 	}
-	return latencyCells(l) + " / " + fmtMs(ms(l.Max))
+	return latencyCells(l) + " / " + fmtFigure(ms(l.Max))
 }
 
 func durCell(m map[string]time.Duration, k string) string {
@@ -688,7 +678,7 @@ func (r *results) writeRestart(b io.Writer) {
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
 	p("| | Cairn | Redis |\n|---|---:|---:|\n")
 	p("| time to first PONG, ms | %s | %s |\n",
-		fmtRange(stats.Summarize(durationsMs(t.CairnReady)), fmtMs), fmtRange(stats.Summarize(durationsMs(t.RedisReady)), fmtMs))
+		fmtRange(stats.Summarize(durationsMs(t.CairnReady)), fmtFigure), fmtRange(stats.Summarize(durationsMs(t.RedisReady)), fmtFigure))
 	p("| on disk | %s | %s (dump.rdb) |\n", diskCell(t.CairnDisk, t.Keys), fmtBytes(t.RedisRDB))
 	p("| loading the keys | %s keys/s | %s keys/s |\n", fmtOps(t.CairnLoad.KeysPerSec()), fmtOps(t.RedisLoad.KeysPerSec()))
 	p("| clean stop after load / SAVE | %s | %s |\n\n", fmtDur(t.CairnStop), fmtDur(t.RedisSave))
