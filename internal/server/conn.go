@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cairndb/cairn/internal/resp"
@@ -55,6 +56,21 @@ type client struct {
 	// without its own fsync: the next reply bytes wait for one.
 	needSync bool
 
+	// raw reaches the socket without waiting, for the durable writer;
+	// nil for a connection that does not offer it.
+	raw syscall.RawConn
+	// queuedReplies counts this client's replies the durable writer holds
+	// (see durableWriter); queueDrained, when not nil, is closed when the
+	// count falls to zero. stall holds the bytes of stallReplies replies
+	// that the socket did not take at once, while stalled: drainStalled
+	// is writing them. stallMu guards all but the count.
+	queuedReplies atomic.Int64
+	stallMu       sync.Mutex
+	queueDrained  chan struct{}
+	stalled       bool
+	stall         []byte
+	stallReplies  int
+
 	// pipe is the transaction this client's pipelined writes share until
 	// it commits (see Server.runPipelined); pipeMark is where its held
 	// replies begin, pipeReplies how many there are, pipeWrites how many
@@ -79,6 +95,9 @@ func newClient(s *Server, nc net.Conn) *client {
 		gone:    make(chan struct{}),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
+	}
+	if sc, ok := nc.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
 	}
 	c.r = resp.NewReader(flushingReader{c})
 	c.w = resp.NewWriter(syncingWriter{c})
@@ -144,6 +163,9 @@ func (c *client) kill() {
 func (c *client) serve() {
 	defer c.srv.forget(c)
 	defer c.nc.Close()
+	// Replies the durable writer holds go out before the connection closes
+	// (QUIT's +OK among them).
+	defer c.waitQueued()
 	defer func() {
 		// Every way out commits or discards the pipeline first; one left
 		// here (after a panic) was never acknowledged and is discarded, so
@@ -229,17 +251,29 @@ func (f flushingReader) Read(p []byte) (int, error) {
 }
 
 // syncingWriter is the connection as the reply writer sees it. Under
-// appendfsync always, commits skip their own fsync (Tx.DeferSync) and the
-// first reply byte after them waits here for one shared sync: a pipeline of
-// writes costs one fsync, concurrent clients share theirs inside Pebble,
-// and no write is acknowledged before it is durable. If the sync fails the
-// replies are not sent and the connection closes: the client cannot take an
-// unsynced write for an acknowledged one.
+// appendfsync always, commits skip their own fsync (Tx.DeferSync) and no
+// reply after them goes out before a sync: a pipeline of writes costs one
+// fsync, concurrent clients share theirs, and no write is acknowledged
+// before it is durable. Replies up to maxQueuedReply are handed to the
+// durable writer, which syncs once for all the replies queued meanwhile
+// and sends them; larger ones wait for this client's queued replies, sync
+// here and go out directly. If the sync fails the replies are not sent and
+// the connection closes: the client cannot take an unsynced write for an
+// acknowledged one.
 type syncingWriter struct{ c *client }
 
 func (s syncingWriter) Write(p []byte) (int, error) {
 	c := s.c
-	if c.needSync || c.srv.st.Unsynced() {
+	needSync := c.needSync || c.srv.st.Unsynced()
+	if needSync || c.queuedReplies.Load() > 0 {
+		if len(p) <= maxQueuedReply {
+			c.srv.durable.send(c, p)
+			c.needSync = false
+			return len(p), nil
+		}
+		c.waitQueued()
+	}
+	if needSync {
 		if err := c.srv.st.SyncWAL(); err != nil {
 			return 0, err
 		}

@@ -39,8 +39,11 @@ type Server struct {
 	st  *store.Store
 	log *slog.Logger
 
-	table    *command.Table
-	blocked  blockers
+	table   *command.Table
+	blocked blockers
+	// durable sends the replies that wait for a WAL sync (appendfsync
+	// always).
+	durable  durableWriter
 	handlers map[*command.Spec]*cmdEntry
 
 	mu        sync.Mutex
@@ -97,6 +100,7 @@ func New(o Options) *Server {
 		runID:       newRunID(),
 		shutdownReq: make(chan struct{}),
 	}
+	s.durable.s = s
 	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands()} {
 		for i := range group {
 			withArgs(&group[i])
@@ -215,7 +219,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
-	go func() { s.conns.Wait(); close(done) }()
+	go func() {
+		s.conns.Wait()
+		// Every client waited for its queued replies before it ended.
+		s.durable.close()
+		close(done)
+	}()
 	select {
 	case <-done:
 		return nil
