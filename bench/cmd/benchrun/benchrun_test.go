@@ -227,9 +227,10 @@ func sampleResults() *results {
 		},
 		Churn: &churnResult{Size: 1000, Duration: time.Minute, Conns: 2, Batch: 50, Samples: 100,
 			Cairn: churnSide{Pairs: 600_000, Elapsed: time.Minute,
-				Before: loadgen.Latency{Count: 100, P50: 50 * time.Microsecond, P99: 100 * time.Microsecond},
-				After:  loadgen.Latency{Count: 100, P50: 60 * time.Microsecond, P99: 150 * time.Microsecond},
-				Slices: []loadgen.Latency{{Count: 10, P50: time.Millisecond}, {Count: 10, P50: 2 * time.Millisecond}}},
+				Before:       loadgen.Latency{Count: 100, P50: 50 * time.Microsecond, P99: 100 * time.Microsecond},
+				After:        loadgen.Latency{Count: 100, P50: 60 * time.Microsecond, P99: 150 * time.Microsecond},
+				Slices:       []loadgen.Latency{{Count: 10, P50: time.Millisecond}, {Count: 10, P50: 2 * time.Millisecond}},
+				BeforeServer: 11 * time.Microsecond, AfterServer: 12100 * time.Nanosecond},
 		},
 		Restart: &restartResult{Keys: 100, ValueSize: 128,
 			CairnReady: []time.Duration{30 * time.Millisecond, 20 * time.Millisecond, 25 * time.Millisecond},
@@ -257,7 +258,8 @@ func TestMarkdown(t *testing.T) {
 		"| saturated: GET p50 / p99 / p99.9 ms | 0.100 / 1.500 / 3.000 | – (does not fit) |",
 		"| DEL / UNLINK of a 1M-member hash, set, list, zset | < 5 ms | 0.870 ms (worst: UNLINK zset) | met |",
 		"| HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT 0 10 in 1M-member collections | well under 1 ms | p99 0.170 ms (worst: HGET) | met |",
-		"| ZRANGE 0 10 after 1m0s of hot-zset churn, against before | ≤ 2× | 1.20× (p50 0.050 ms → 0.060 ms) | met |",
+		"| ZRANGE 0 10 after 1m0s of hot-zset churn, against before | ≤ 2× | 1.20× (p50 0.050 ms → 0.060 ms; server time a call 11.0 µs → 12.1 µs, 1.10×) | met |",
+		"| server time per ZRANGE 0 10 (INFO commandstats), before → after | 11.0 µs → 12.1 µs (1.10×) | – |",
 		"| HGET, random field | 0.030 / 0.170 / 0.400 / 4.000 | 0.020 / 0.050 / 0.090 / 3.000 |",
 		"| LINDEX, random index in the middle half | – | – |",
 		"| hash | 0.150 ms | 316 ms | 0.040 ms | – |",
@@ -388,5 +390,32 @@ func TestRedisVersion(t *testing.T) {
 	}
 	if got := redisVersion("unknown"); got != "unknown" {
 		t.Errorf("redisVersion(unknown) = %q", got)
+	}
+}
+
+func TestUsecPerCall(t *testing.T) {
+	info := "# Commandstats\r\n" +
+		"cmdstat_zrangebyscore:calls=3,usec=30,usec_per_call=10.00,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_zrange:calls=20000,usec=81234,usec_per_call=4.06,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_ping:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n"
+	for _, tc := range []struct {
+		info, cmd string
+		want      float64
+		ok        bool
+	}{
+		{info, "zrange", 4.06, true},
+		{info, "zrangebyscore", 10, true},
+		{info, "ping", 0, true},
+		{info, "zadd", 0, false},
+		{"cmdstat_zrange:calls=1,usec=5\r\n", "zrange", 0, false},
+		{"cmdstat_zrange:calls=1,usec=5,usec_per_call=x\r\n", "zrange", 0, false},
+		{"cmdstat_zrange:calls=1,usec_per_call=-1\r\n", "zrange", 0, false},
+		{"cmdstat_zrange:usec_per_call=2.5\n", "zrange", 2.5, true},
+		{"", "zrange", 0, false},
+	} {
+		got, ok := usecPerCall(tc.info, tc.cmd)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("usecPerCall(%q, %q) = %v, %v; want %v, %v", tc.info, tc.cmd, got, ok, tc.want, tc.ok)
+		}
 	}
 }

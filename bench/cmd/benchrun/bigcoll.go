@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -404,6 +406,11 @@ type churnSide struct {
 	Before  loadgen.Latency // ZRANGE 0 10 alone, before the churn
 	After   loadgen.Latency // ... and right after it
 	Slices  []loadgen.Latency
+	// BeforeServer and AfterServer are the server's own time per ZRANGE
+	// over the Before and After calls (INFO commandstats usec_per_call):
+	// the reads' cost without the round trip and the client's scheduling,
+	// which on a busy 2-core machine move the p50s by 2-3x from run to run.
+	BeforeServer, AfterServer time.Duration
 }
 
 func (r *churnResult) side(name string) *churnSide {
@@ -473,11 +480,11 @@ func (h *harness) churnOne(ctx context.Context, sv server, r *churnResult) error
 		}
 	}
 	var err error
-	if side.Before, err = timeCalls(ctx, sv.c, r.Samples, 1, zrange); err != nil {
+	if side.Before, side.BeforeServer, err = timeZRange(ctx, sv.c, r.Samples, 1, zrange); err != nil {
 		return fmt.Errorf("before: %w", err)
 	}
-	h.logf("zset-churn: %-5s ZRANGE 0 10 on %d members before churn: p50 %s  p99 %s; churning for %v",
-		sv.name, r.Size, fmtDur(side.Before.P50), fmtDur(side.Before.P99), r.Duration)
+	h.logf("zset-churn: %-5s ZRANGE 0 10 on %d members before churn: p50 %s  p99 %s, server %s a call; churning for %v",
+		sv.name, r.Size, fmtDur(side.Before.P50), fmtDur(side.Before.P99), fmtMicros(side.BeforeServer), r.Duration)
 
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -565,7 +572,7 @@ func (h *harness) churnOne(ctx context.Context, sv server, r *churnResult) error
 	for _, sl := range slices {
 		side.Slices = append(side.Slices, sl.Latency())
 	}
-	if side.After, err = timeCalls(ctx, sv.c, r.Samples, 2, zrange); err != nil {
+	if side.After, side.AfterServer, err = timeZRange(ctx, sv.c, r.Samples, 2, zrange); err != nil {
 		return fmt.Errorf("after: %w", err)
 	}
 	card, err := sv.c.ZCard(ctx, churnKey).Result()
@@ -575,10 +582,52 @@ func (h *harness) churnOne(ctx context.Context, sv server, r *churnResult) error
 	if card != int64(r.Size) {
 		return fmt.Errorf("ZCARD %s = %d after churn, want %d", churnKey, card, r.Size)
 	}
-	h.logf("zset-churn: %-5s %s pairs in %v (%s/s); ZRANGE 0 10 after churn: p50 %s  p99 %s (%s of before)",
+	h.logf("zset-churn: %-5s %s pairs in %v (%s/s); ZRANGE 0 10 after churn: p50 %s  p99 %s (%s of before), server %s a call (%s of before)",
 		sv.name, fmtOps(float64(side.Pairs)), side.Elapsed.Round(time.Millisecond), fmtOps(side.PairsPerSec()),
-		fmtDur(side.After.P50), fmtDur(side.After.P99), fmtRatio(durRatio(side.After.P50, side.Before.P50)))
+		fmtDur(side.After.P50), fmtDur(side.After.P99), fmtRatio(durRatio(side.After.P50, side.Before.P50)),
+		fmtMicros(side.AfterServer), fmtRatio(durRatio(side.AfterServer, side.BeforeServer)))
 	return nil
+}
+
+// timeZRange is timeCalls for the churn's ZRANGE calls, which also returns
+// the server's own mean time per ZRANGE over them, from INFO commandstats
+// (reset before the calls).
+func timeZRange(ctx context.Context, c *redis.Client, n int, seed uint64, next func(*rand.Rand) ([]any, func(any) error)) (loadgen.Latency, time.Duration, error) {
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		return loadgen.Latency{}, 0, fmt.Errorf("CONFIG RESETSTAT: %w", err)
+	}
+	l, err := timeCalls(ctx, c, n, seed, next)
+	if err != nil {
+		return l, 0, err
+	}
+	info, err := c.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return l, 0, fmt.Errorf("INFO commandstats: %w", err)
+	}
+	usec, ok := usecPerCall(info, "zrange")
+	if !ok {
+		return l, 0, fmt.Errorf("INFO commandstats has no usec_per_call for zrange")
+	}
+	return l, time.Duration(usec * float64(time.Microsecond)), nil
+}
+
+// usecPerCall reads command cmd's usec_per_call from INFO commandstats
+// ("cmdstat_<cmd>:calls=...,usec=...,usec_per_call=12.34,...").
+func usecPerCall(info, cmd string) (float64, bool) {
+	for line := range strings.Lines(info) {
+		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "cmdstat_"+cmd+":")
+		if !ok {
+			continue
+		}
+		for field := range strings.SplitSeq(rest, ",") {
+			if v, ok := strings.CutPrefix(field, "usec_per_call="); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				return f, err == nil && f >= 0
+			}
+		}
+		return 0, false
+	}
+	return 0, false
 }
 
 func durRatio(a, b time.Duration) float64 {

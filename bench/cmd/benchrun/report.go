@@ -154,6 +154,12 @@ func fmtDur(d time.Duration) string {
 	return fmtFigure(float64(d)/float64(time.Millisecond)) + " ms"
 }
 
+// fmtMicros formats a server's own time per command, which is microseconds
+// where a round trip is a fraction of a millisecond.
+func fmtMicros(d time.Duration) string {
+	return fmtFigure(float64(d)/float64(time.Microsecond)) + " µs"
+}
+
 func fmtRatio(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
@@ -462,7 +468,8 @@ func (r *results) writeTargets(b io.Writer) {
 		measured = true
 		ratio := durRatio(c.Cairn.After.P50, c.Cairn.Before.P50)
 		ok = ratio <= 2
-		cell = fmt.Sprintf("%s (p50 %s → %s)", fmtRatio(ratio), fmtDur(c.Cairn.Before.P50), fmtDur(c.Cairn.After.P50))
+		cell = fmt.Sprintf("%s (p50 %s → %s; server time a call %s → %s, %s)", fmtRatio(ratio), fmtDur(c.Cairn.Before.P50), fmtDur(c.Cairn.After.P50),
+			fmtMicros(c.Cairn.BeforeServer), fmtMicros(c.Cairn.AfterServer), fmtRatio(durRatio(c.Cairn.AfterServer, c.Cairn.BeforeServer)))
 	}
 	dur := "60 s"
 	if c := r.Churn; c != nil {
@@ -619,6 +626,7 @@ func (r *results) writeChurn(b io.Writer) {
 	p("so the set keeps its size while every removal lands at the head, where `ZRANGE hot 0 10` starts reading — in an LSM store, on top of the tombstones of everything removed before. ")
 	p("ZRANGE 0 10 is timed alone (%s calls on one connection) right before and right after the churn, and once a millisecond during it; the first and last tenth of the churn are shown. ",
 		fmtOps(float64(t.Samples)))
+	p("For the calls before and after, the server's own mean time per ZRANGE (INFO commandstats, reset before each set of calls) is shown too: it leaves out the round trip and the client's scheduling, which on this machine move a p50 of a few tens of microseconds by 2–3× from run to run. ")
 	p("During the churn its latency includes waiting behind the churning clients on a machine with %d cores. Each server runs alone, Cairn first.\n\n", r.Machine.Cores)
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
 	p("| | Cairn | Redis |\n|---|---:|---:|\n")
@@ -638,6 +646,13 @@ func (r *results) writeChurn(b io.Writer) {
 		return fmt.Sprintf("**%s** (p99 %s)", fmtRatio(durRatio(c.After.P50, c.Before.P50)), fmtRatio(durRatio(c.After.P99, c.Before.P99)))
 	}
 	p("| after / before, p50 | %s | %s |\n", ratio(t.Cairn), ratio(t.Redis))
+	server := func(c churnSide) string {
+		if c.BeforeServer <= 0 && c.AfterServer <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%s → %s (%s)", fmtMicros(c.BeforeServer), fmtMicros(c.AfterServer), fmtRatio(durRatio(c.AfterServer, c.BeforeServer)))
+	}
+	p("| server time per ZRANGE 0 10 (INFO commandstats), before → after | %s | %s |\n", server(t.Cairn), server(t.Redis))
 	slice := func(c churnSide, i int) loadgen.Latency {
 		if i < 0 {
 			i += len(c.Slices)
