@@ -267,6 +267,11 @@ func (s syncingWriter) Write(p []byte) (int, error) {
 	needSync := c.needSync || c.srv.st.Unsynced()
 	if needSync || c.queuedReplies.Load() > 0 {
 		if len(p) <= maxQueuedReply {
+			if c.queuedReplies.Load() >= maxRepliesQueued {
+				// A client that sends without reading gets no more
+				// memory here than its socket would give it.
+				c.waitQueued()
+			}
 			c.srv.durable.send(c, p)
 			c.needSync = false
 			return len(p), nil

@@ -55,6 +55,12 @@ type queuedReply struct {
 // client's goroutine.
 const maxQueuedReply = 16 << 10
 
+// maxRepliesQueued bounds one client's replies in the durable writer (at
+// most 1 MiB with maxQueuedReply): past it, the client's goroutine waits
+// for them before it queues another, and so stops reading requests, as it
+// would if it wrote to a full socket itself.
+const maxRepliesQueued = 64
+
 // keepQueuedBuf bounds the buffers kept for reuse.
 const keepQueuedBuf = 4 << 10
 

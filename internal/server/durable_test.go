@@ -173,3 +173,69 @@ func TestDurableWriterDoesNotWaitForAStalledClient(t *testing.T) {
 		t.Fatalf("reply after the stall: %q, %v", last[:8], err)
 	}
 }
+
+// A client that sends without reading cannot make the durable writer hold
+// an unbounded amount of its replies: past maxRepliesQueued its goroutine
+// waits, as it would on its own full socket.
+func TestDurableWriterBoundsAClientsQueue(t *testing.T) {
+	ts := startServer(t, "appendfsync", "always")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reader, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A small socket, so that the replies pile up; but not a tiny receive
+	// window, which TCP would refill only after delayed acknowledgements.
+	_ = reader.(*net.TCPConn).SetReadBuffer(64 << 10)
+	_ = sc.(*net.TCPConn).SetWriteBuffer(4096)
+	c := newClient(ts.srv, sc)
+	defer c.nc.Close()
+
+	const replies = 4 * maxRepliesQueued
+	var want bytes.Buffer
+	for i := range replies {
+		fmt.Fprintf(&want, "%06d:%s\n", i, strings.Repeat("r", 2000))
+	}
+	done := make(chan error, 1)
+	go func() {
+		// As the client's goroutine does after a deferred commit.
+		w := syncingWriter{c}
+		for i := range replies {
+			c.needSync = true
+			reply := want.Bytes()[i*2008 : (i+1)*2008]
+			if _, err := w.Write(reply); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	got := make([]byte, 0, want.Len())
+	buf := make([]byte, 64<<10)
+	_ = reader.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for len(got) < want.Len() {
+		if n := c.queuedReplies.Load(); n > maxRepliesQueued {
+			t.Fatalf("%d replies queued for one client, bound %d", n, maxRepliesQueued)
+		}
+		n, err := reader.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d bytes: %v", len(got), want.Len(), err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatal("the replies arrived out of order or damaged")
+	}
+}
