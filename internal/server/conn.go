@@ -196,6 +196,12 @@ func (c *client) serve() {
 			}
 			return
 		}
+		if c.killed.Load() {
+			// Killed (CLIENT KILL, shutdown, or a failed sync of replies
+			// the durable writer held): the requests still buffered are
+			// not run.
+			return
+		}
 		c.srv.dispatch(c, args)
 		if c.quit {
 			_ = c.w.Flush()

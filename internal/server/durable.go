@@ -31,11 +31,12 @@ import (
 // goes, with that client's later replies, to a goroutine of the client's
 // own (drainStalled), so a client that stops reading delays nobody else.
 type durableWriter struct {
-	s    *Server
-	once sync.Once
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	s         *Server
+	once      sync.Once
+	closeOnce sync.Once
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
 
 	mu sync.Mutex
 	// queue holds the replies waiting for the next sync; spare is the
@@ -61,8 +62,13 @@ const maxQueuedReply = 16 << 10
 // would if it wrote to a full socket itself.
 const maxRepliesQueued = 64
 
-// keepQueuedBuf bounds the buffers kept for reuse.
-const keepQueuedBuf = 4 << 10
+// keepQueuedBuf bounds the buffers kept for reuse, keepQueued the length
+// of the array kept, and keepStall a stalled client's buffer once drained.
+const (
+	keepQueuedBuf = 4 << 10
+	keepQueued    = 1024
+	keepStall     = 64 << 10
+)
 
 // send copies p, a reply of c that must not go out before a WAL sync,
 // for the writer to send after its next sync.
@@ -95,11 +101,13 @@ func (d *durableWriter) start() {
 // close stops the writer once every client has gone (their goroutines
 // wait for their queued replies before they end, so the queue is empty).
 func (d *durableWriter) close() {
-	d.once.Do(func() {})
-	if d.stop != nil {
-		close(d.stop)
-		<-d.done
-	}
+	d.closeOnce.Do(func() {
+		d.once.Do(func() {})
+		if d.stop != nil {
+			close(d.stop)
+			<-d.done
+		}
+	})
 }
 
 func (d *durableWriter) run() {
@@ -137,6 +145,9 @@ func (d *durableWriter) run() {
 			if cap(q.buf) > keepQueuedBuf {
 				q.buf = nil
 			}
+		}
+		if cap(batch) > keepQueued {
+			batch = nil
 		}
 		d.spare = batch
 	}
@@ -202,20 +213,24 @@ func (c *client) writeNow(buf []byte) (int, error) {
 	if err == nil {
 		err = werr
 	}
-	if n > 0 {
+	if n == len(buf) {
 		c.srv.stats.writes.Add(1)
 	}
 	return n, err
 }
 
 // drainStalled writes, blocking, the replies the durable writer could not
-// write at once, until none is left.
+// write at once, until none is left. (A connection without raw access to
+// its socket sends every queued reply this way.)
 func (c *client) drainStalled() {
 	var buf []byte
 	for {
 		c.stallMu.Lock()
 		if len(c.stall) == 0 {
 			c.stalled = false
+			if cap(c.stall) > keepStall {
+				c.stall = nil
+			}
 			c.stallMu.Unlock()
 			return
 		}
@@ -233,13 +248,16 @@ func (c *client) drainStalled() {
 }
 
 // repliesWritten counts n queued replies as settled (written, or dropped
-// with the connection) and wakes a waitQueued.
+// with the connection) and wakes a waitQueued once none is left.
 func (c *client) repliesWritten(n int) {
 	if c.queuedReplies.Add(-int64(n)) != 0 {
 		return
 	}
 	c.stallMu.Lock()
-	if c.queueDrained != nil {
+	// The client may have queued another reply since the count reached
+	// zero, and be waiting for that one: only a count still at zero ends
+	// the wait.
+	if c.queuedReplies.Load() == 0 && c.queueDrained != nil {
 		close(c.queueDrained)
 		c.queueDrained = nil
 	}
@@ -249,18 +267,17 @@ func (c *client) repliesWritten(n int) {
 // waitQueued waits until the durable writer has settled every reply of c
 // it holds. Only c's own goroutine, which alone queues replies, calls it.
 func (c *client) waitQueued() {
-	if c.queuedReplies.Load() == 0 {
-		return
-	}
-	c.stallMu.Lock()
-	if c.queuedReplies.Load() == 0 {
+	for c.queuedReplies.Load() > 0 {
+		c.stallMu.Lock()
+		if c.queuedReplies.Load() == 0 {
+			c.stallMu.Unlock()
+			return
+		}
+		if c.queueDrained == nil {
+			c.queueDrained = make(chan struct{})
+		}
+		ch := c.queueDrained
 		c.stallMu.Unlock()
-		return
+		<-ch
 	}
-	if c.queueDrained == nil {
-		c.queueDrained = make(chan struct{})
-	}
-	ch := c.queueDrained
-	c.stallMu.Unlock()
-	<-ch
 }

@@ -239,3 +239,63 @@ func TestDurableWriterBoundsAClientsQueue(t *testing.T) {
 		t.Fatal("the replies arrived out of order or damaged")
 	}
 }
+
+// Shutdown may be called again (after a timeout, or twice by mistake)
+// once the durable writer has run.
+func TestShutdownTwiceWithTheDurableWriter(t *testing.T) {
+	ts := startServer(t, "appendfsync", "always")
+	if err := ts.client(t, 2).Set(context.Background(), "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := ts.srv.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A killed client's requests that were already read are not run, as in
+// Redis: the connection is done. Here the client is killed by another
+// while it waits in BLPOP, with a SET read behind it.
+func TestKilledClientRunsNoBufferedRequests(t *testing.T) {
+	ts := startServer(t, "appendfsync", "always")
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	conn := ts.raw(t)
+	if _, err := conn.Write([]byte("CLIENT ID\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 64)
+	n, err := conn.Read(line)
+	if err != nil || n < 4 || line[0] != ':' {
+		t.Fatalf("CLIENT ID: %q, %v", line[:n], err)
+	}
+	id := strings.TrimSpace(string(line[1:n]))
+	if _, err := conn.Write([]byte("BLPOP nothing 0\r\nSET after-kill 1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once it waits in BLPOP, so that the SET is read by then.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := c.Info(ctx, "clients").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "blocked_clients:1\r\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the client never blocked in BLPOP")
+		}
+	}
+	if killed, err := c.Do(ctx, "CLIENT", "KILL", "ID", id).Int(); err != nil || killed != 1 {
+		t.Fatalf("CLIENT KILL ID %s = %d, %v", id, killed, err)
+	}
+	_, _ = io.ReadAll(conn) // until the server closes the connection
+	if n, err := c.Exists(ctx, "after-kill").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS after-kill = %d, %v: the killed client's next request ran", n, err)
+	}
+}

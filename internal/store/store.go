@@ -108,8 +108,10 @@ type Store struct {
 	writes atomic.Int64
 	// deferredCommits counts commits that left their sync to the caller
 	// (appendfsync always); syncedCommits is how many of them the last
-	// WAL sync covered.
-	deferredCommits, syncedCommits atomic.Int64
+	// WAL sync covered. deferringCommits counts those still inside the
+	// engine's Commit, whose writes readers may already see (see
+	// Unsynced).
+	deferredCommits, syncedCommits, deferringCommits atomic.Int64
 
 	stats  Stats
 	access accessClock
@@ -421,7 +423,15 @@ func (s *Store) SyncWAL() error {
 // their replies wait for a sync too: as in Redis, where every reply of an
 // event-loop pass waits for its fsync, no client learns of a write a crash
 // could still take back.
-func (s *Store) Unsynced() bool { return s.deferredCommits.Load() > s.syncedCommits.Load() }
+//
+// A deferred commit is counted in deferringCommits before the engine makes
+// it visible and moves to deferredCommits before it leaves that count, so
+// a reader that saw its writes finds one or the other; and a sync started
+// after the read covers them, because the engine logs a batch before it
+// makes it visible.
+func (s *Store) Unsynced() bool {
+	return s.deferringCommits.Load() > 0 || s.deferredCommits.Load() > s.syncedCommits.Load()
+}
 
 func (s *Store) syncLoop() {
 	defer s.done.Done()

@@ -282,7 +282,19 @@ func (tx *Tx) Commit() error {
 	}
 	mode := SyncMode(tx.s.sync.Load())
 	syncNow := mode == SyncAlways && !tx.noSync && !tx.deferSync
-	if err := tx.b.Commit(syncNow); err != nil {
+	deferring := mode == SyncAlways && tx.deferSync
+	if deferring {
+		tx.s.deferringCommits.Add(1)
+	}
+	err := tx.b.Commit(syncNow)
+	if deferring {
+		if err == nil {
+			tx.SyncPending = true
+			tx.s.deferredCommits.Add(1)
+		}
+		tx.s.deferringCommits.Add(-1)
+	}
+	if err != nil {
 		tx.publishMetaWrites(false)
 		tx.s.stats.CommitErrors.Add(1)
 		// The engine may have applied part of what it refused; the
@@ -297,9 +309,6 @@ func (tx *Tx) Commit() error {
 		tx.s.writes.Add(1)
 	case syncNow:
 		tx.s.stats.LastDurable.Store(tx.NowMs / 1000)
-	case mode == SyncAlways && tx.deferSync:
-		tx.SyncPending = true
-		tx.s.deferredCommits.Add(1)
 	}
 	// The stripe locks are still held: nobody else can have moved these
 	// shards since they were read above.
