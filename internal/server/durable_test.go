@@ -103,26 +103,8 @@ func TestAlwaysQuitRepliesBeforeClosing(t *testing.T) {
 // of that client's own, and every byte still arrives in order once the
 // client reads.
 func TestDurableWriterDoesNotWaitForAStalledClient(t *testing.T) {
-	ts := startServer(t, "appendfsync", "always")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	reader, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	sc, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Small buffers on both ends, so that the socket fills quickly.
-	_ = reader.(*net.TCPConn).SetReadBuffer(4096)
-	_ = sc.(*net.TCPConn).SetWriteBuffer(4096)
-	c := newClient(ts.srv, sc)
-	defer c.nc.Close()
+	reader, c := smallSocketClient(t, 4096)
 
 	var sent bytes.Buffer
 	send := func(i int) {
@@ -178,27 +160,9 @@ func TestDurableWriterDoesNotWaitForAStalledClient(t *testing.T) {
 // an unbounded amount of its replies: past maxRepliesQueued its goroutine
 // waits, as it would on its own full socket.
 func TestDurableWriterBoundsAClientsQueue(t *testing.T) {
-	ts := startServer(t, "appendfsync", "always")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	reader, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	sc, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A small socket, so that the replies pile up; but not a tiny receive
 	// window, which TCP would refill only after delayed acknowledgements.
-	_ = reader.(*net.TCPConn).SetReadBuffer(64 << 10)
-	_ = sc.(*net.TCPConn).SetWriteBuffer(4096)
-	c := newClient(ts.srv, sc)
-	defer c.nc.Close()
+	reader, c := smallSocketClient(t, 64<<10)
 
 	const replies = 4 * maxRepliesQueued
 	var want bytes.Buffer
@@ -298,4 +262,32 @@ func TestKilledClientRunsNoBufferedRequests(t *testing.T) {
 	if n, err := c.Exists(ctx, "after-kill").Result(); err != nil || n != 0 {
 		t.Fatalf("EXISTS after-kill = %d, %v: the killed client's next request ran", n, err)
 	}
+}
+
+// smallSocketClient returns a client of a server running appendfsync
+// always whose connection is a loopback socket with a 4 KiB send buffer,
+// and the other end of it, reading into readBuf bytes of buffer. The
+// client is not served: the test drives its writer itself.
+func smallSocketClient(t *testing.T, readBuf int) (reader net.Conn, c *client) {
+	t.Helper()
+	ts := startServer(t, "appendfsync", "always")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reader, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reader.Close() })
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = reader.(*net.TCPConn).SetReadBuffer(readBuf)
+	_ = sc.(*net.TCPConn).SetWriteBuffer(4096)
+	c = newClient(ts.srv, sc)
+	t.Cleanup(func() { _ = c.nc.Close() })
+	return reader, c
 }
