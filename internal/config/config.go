@@ -25,7 +25,7 @@ type Config struct {
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
 
-	bind                               atomic.Pointer[[]string]
+	bind, latencyPercentiles           atomic.Pointer[[]string]
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	pprofAddr, save                    atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
@@ -34,6 +34,7 @@ type Config struct {
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
+	latencyTracking                    atomic.Int64 // 1 for yes
 	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
 }
 
@@ -291,6 +292,15 @@ func (c *Config) Hz() int { return int(c.hz.Load()) }
 
 // Procs returns the processor count to run on, or 0 to size it to the load.
 func (c *Config) Procs() int { return int(c.procs.Load()) }
+
+// LatencyTracking reports whether commands' latencies are being recorded.
+func (c *Config) LatencyTracking() bool { return c.latencyTracking.Load() != 0 }
+
+// LatencyPercentiles returns the percentiles INFO latencystats shows, as
+// CONFIG GET shows them (they parse as floats).
+func (c *Config) LatencyPercentiles() []string {
+	return append([]string(nil), *c.latencyPercentiles.Load()...)
+}
 
 // PidFile returns the path of the pid file; "" means none.
 func (c *Config) PidFile() string { return *c.pidFile.Load() }

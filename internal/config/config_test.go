@@ -30,6 +30,8 @@ func TestGet(t *testing.T) {
 		{"dir", absDir},
 		{"hz", "10"},
 		{"key-cache-size", "67108864"},
+		{"latency-tracking", "yes"},
+		{"latency-tracking-info-percentiles", "50 99 99.9"},
 		{"logfile", ""},
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},
@@ -179,6 +181,24 @@ func TestSet(t *testing.T) {
 		// All or nothing: the good pair before the bad one is not applied.
 		{name: "all or nothing", pairs: [][2]string{{"timeout", "5"}, {"maxclients", "x"}, {"hz", "20"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer"},
+		{name: "bool", pairs: [][2]string{{"latency-tracking", "NO"}},
+			change: func(s *snapshot) { s.LatencyTracking = false }},
+		{name: "bool refused", pairs: [][2]string{{"latency-tracking", "maybe"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking') - argument must be 'yes' or 'no'"},
+		// Shown as C's "%f" with the trailing zeros trimmed.
+		{name: "percentiles", pairs: [][2]string{{"latency-tracking-info-percentiles", "50.50 1e1 -0 0.0001 33.333333 100"}},
+			change: func(s *snapshot) { s.LatencyPercentile = []string{"50.5", "10", "-0", "0.0001", "33.333333", "100"} }},
+		{name: "no percentiles", pairs: [][2]string{{"latency-tracking-info-percentiles", ""}},
+			change: func(s *snapshot) { s.LatencyPercentile = nil }},
+		{name: "percentile out of range", pairs: [][2]string{{"latency-tracking-info-percentiles", "50 101"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
+		{name: "percentile infinite", pairs: [][2]string{{"latency-tracking-info-percentiles", "inf"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
+		{name: "percentile not a number", pairs: [][2]string{{"latency-tracking-info-percentiles", "nan"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"},
+		// Split on single spaces, so a doubled space is an empty word.
+		{name: "percentiles with doubled space", pairs: [][2]string{{"latency-tracking-info-percentiles", "5  7"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"},
 		{name: "first bad value wins", pairs: [][2]string{{"hz", "x"}, {"timeout", "-1"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"},
 	}

@@ -14,6 +14,8 @@ func FuzzLoad(f *testing.F) {
 		"",
 		"# comment\n\nport 7000\n",
 		"bind 127.0.0.1 -::1 *\r\nappendfsync always\r\n",
+		"latency-tracking-info-percentiles 50.50 1e1 -0 100\nlatency-tracking No\n",
+		"latency-tracking-info-percentiles \"\"\n",
 		`requirepass "a\x00b\"c\\" ` + "\n",
 		"requirepass 'it\\'s'\n",
 		"proto-max-bulk-len 1gb\ncache-size 0\nhz 99999\n",
@@ -53,10 +55,10 @@ func FuzzLoad(f *testing.F) {
 		var b strings.Builder
 		for _, kv := range got {
 			b.WriteString(kv[0])
-			if kv[0] == "bind" {
-				// bind's value is a list of words, which may hold spaces
-				// themselves; Redis's space-joined form cannot be split back.
-				for _, w := range c.Bind() {
+			if s := lookup(kv[0]); s.kind == kindList {
+				// A list's words may hold spaces themselves (bind); Redis's
+				// space-joined form cannot be split back.
+				for _, w := range s.load(c).list {
 					b.WriteByte(' ')
 					appendRepr(&b, w)
 				}

@@ -164,6 +164,8 @@ type snapshot struct {
 	TCPKeepAlive      time.Duration
 	Hz                int
 	PidFile           string
+	LatencyTracking   bool
+	LatencyPercentile []string
 }
 
 func snap(c *Config) snapshot {
@@ -173,6 +175,7 @@ func snap(c *Config) snapshot {
 		Timeout: c.Timeout(), ProtoMaxBulkLen: c.ProtoMaxBulkLen(), LogLevel: c.LogLevel(),
 		LogFile: c.LogFile(), CacheSize: c.CacheSize(), TCPKeepAlive: c.TCPKeepAlive(),
 		Hz: c.Hz(), PidFile: c.PidFile(),
+		LatencyTracking: c.LatencyTracking(), LatencyPercentile: c.LatencyPercentiles(),
 	}
 }
 
@@ -181,6 +184,7 @@ func defaults() snapshot {
 		Bind: []string{"127.0.0.1"}, Port: 6379, Dir: "./cairn-data", Databases: 16,
 		AppendFsync: "everysec", MaxClients: 10000, ProtoMaxBulkLen: 512 << 20,
 		LogLevel: "notice", CacheSize: 1 << 30, TCPKeepAlive: 300 * time.Second, Hz: 10,
+		LatencyTracking: true, LatencyPercentile: []string{"50", "99", "99.9"},
 	}
 }
 

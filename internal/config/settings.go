@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/cairndb/cairn/internal/rconv"
 )
 
 // kind is how a setting's words are parsed and its value shown.
@@ -18,6 +20,7 @@ const (
 	kindEnum               // one of a fixed list of names, case-insensitive
 	kindString             // any single word
 	kindList               // any number of words (bind)
+	kindBool               // yes or no, case-insensitive
 )
 
 // value is a setting's parsed value; which field is used depends on the kind
@@ -44,6 +47,9 @@ type setting struct {
 	// check refuses a string value Redis would accept but Cairn cannot use;
 	// it returns the reason, or "".
 	check func(string) string
+	// checkList validates a kindList value's words and returns them as
+	// CONFIG GET shows them, or the reason for refusing them.
+	checkList func([]string) ([]string, string)
 	// show formats a string value for CONFIG GET when Redis reports
 	// something other than what was written (dir).
 	show func(string) string
@@ -90,7 +96,13 @@ var settings = []*setting{
 	},
 	{
 		name: "bind", kind: kindList,
-		def:  value{list: []string{"127.0.0.1"}},
+		def: value{list: []string{"127.0.0.1"}},
+		checkList: func(words []string) ([]string, string) {
+			if len(words) > maxBindAddrs {
+				return nil, "Too many bind addresses specified."
+			}
+			return words, ""
+		},
 		list: func(c *Config) *atomic.Pointer[[]string] { return &c.bind },
 	},
 	{
@@ -136,6 +148,20 @@ var settings = []*setting{
 		name: "key-cache-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 64 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.keyCacheSize },
+	},
+	{
+		// Whether every command's latency is kept in a histogram, for INFO
+		// latencystats and LATENCY HISTOGRAM.
+		name: "latency-tracking", kind: kindBool, mutable: true,
+		def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.latencyTracking },
+	},
+	{
+		// The percentiles INFO latencystats shows.
+		name: "latency-tracking-info-percentiles", kind: kindList, mutable: true,
+		def:       value{list: []string{"50", "99", "99.9"}},
+		checkList: checkPercentiles,
+		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.latencyPercentiles },
 	},
 	{
 		name: "logfile", kind: kindString,
@@ -233,14 +259,26 @@ func lookup(name string) *setting {
 func (s *setting) parse(args []string) (value, string) {
 	switch s.kind {
 	case kindList:
-		if len(args) > maxBindAddrs {
-			return value{}, "Too many bind addresses specified."
-		}
-		// A single empty word means no addresses at all.
+		// A single empty word means an empty list.
 		if len(args) == 1 && args[0] == "" {
 			args = nil
 		}
-		return value{list: append([]string{}, args...)}, ""
+		args = append([]string{}, args...)
+		if s.checkList != nil {
+			var reason string
+			if args, reason = s.checkList(args); reason != "" {
+				return value{}, reason
+			}
+		}
+		return value{list: args}, ""
+	case kindBool:
+		switch {
+		case asciiEqualFold("yes", args[0]):
+			return value{n: 1}, ""
+		case asciiEqualFold("no", args[0]):
+			return value{n: 0}, ""
+		}
+		return value{}, "argument must be 'yes' or 'no'"
 	case kindString:
 		if s.check != nil {
 			if reason := s.check(args[0]); reason != "" {
@@ -333,7 +371,38 @@ func (s *setting) format(v value) string {
 		return strings.Join(v.list, " ")
 	case kindEnum:
 		return s.enum[v.n]
+	case kindBool:
+		if v.n != 0 {
+			return "yes"
+		}
+		return "no"
 	default:
 		return strconv.FormatInt(v.n, 10)
 	}
+}
+
+// checkPercentiles validates latency-tracking-info-percentiles as Redis
+// does: each word a number (string2d) between 0 and 100, shown as "%f"
+// with its trailing zeros trimmed.
+func checkPercentiles(words []string) ([]string, string) {
+	out := make([]string, len(words))
+	for i, w := range words {
+		p, ok := rconv.ParseFloat([]byte(w))
+		if !ok {
+			return nil, "Invalid latency-tracking-info-percentiles parameters"
+		}
+		if p < 0 || p > 100 {
+			return nil, "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+		}
+		out[i] = FormatPercentile(p)
+	}
+	return out, ""
+}
+
+// FormatPercentile writes a percentile as Redis does in CONFIG GET and INFO
+// latencystats: C's "%f", trailing zeros (and a bare point) trimmed.
+func FormatPercentile(p float64) string {
+	s := strconv.FormatFloat(p, 'f', 6, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
 }
