@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/latency"
 )
 
 func serverCommands() []cmdEntry {
@@ -26,6 +27,11 @@ func serverCommands() []cmdEntry {
 				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			def("config|resetstat", 2, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Resets the server's statistics.", cmdConfigResetStat),
 			def("config|help", 2, loading|stale, noKeys, 0, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdConfigHelp),
+		),
+		container("latency", "server", "2.8.13", "A container for latency diagnostics commands.", 0,
+			withTips(def("latency|histogram", -2, admin|noscript|loading|stale, noKeys, 0, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.", cmdLatencyHistogram),
+				tipOutput, "request_policy:all_nodes", "response_policy:special"),
+			def("latency|help", 2, loading|stale, noKeys, 0, "server", "2.8.13", "Returns helpful text about the different subcommands.", cmdLatencyHelp),
 		),
 		commandContainer(),
 	}
@@ -163,6 +169,85 @@ func cmdConfigHelp(x *ctx) {
 	)
 }
 
+// namedHistogram is a command's latency histogram under the command's full
+// name ("get", "config|get").
+type namedHistogram struct {
+	name string
+	hist *latency.Histogram
+}
+
+// histograms lists the histograms of the commands that have one, by name.
+func (s *Server) histograms() []namedHistogram {
+	var out []namedHistogram
+	for spec, e := range s.handlers {
+		if h := e.stats.hist.Load(); h != nil {
+			out = append(out, namedHistogram{spec.Name, h})
+		}
+	}
+	slices.SortFunc(out, func(a, b namedHistogram) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// cmdLatencyHistogram answers LATENCY HISTOGRAM [command ...]: for each
+// named command that has run since the statistics were reset (all of them
+// without names), its calls and the cumulative distribution of its
+// latencies in microseconds, in steps that double from 1 µs. A container
+// names itself and its subcommands; unknown names are skipped, as in Redis.
+func cmdLatencyHistogram(x *ctx) {
+	var hs []namedHistogram
+	if len(x.args) == 2 {
+		hs = x.srv.histograms()
+	} else {
+		seen := map[string]bool{}
+		add := func(spec *command.Spec) {
+			e := x.srv.handlers[spec]
+			if e == nil || seen[spec.Name] {
+				return
+			}
+			if h := e.stats.hist.Load(); h != nil {
+				seen[spec.Name] = true
+				hs = append(hs, namedHistogram{spec.Name, h})
+			}
+		}
+		for _, name := range x.args[2:] {
+			spec := x.srv.table.LookupFull(name)
+			if spec == nil {
+				continue
+			}
+			add(spec)
+			for _, sub := range spec.Subcommands {
+				add(sub)
+			}
+		}
+	}
+	x.w.Map(len(hs))
+	for _, h := range hs {
+		x.w.BulkString(h.name)
+		steps := h.hist.Cumulative(1024 * time.Nanosecond)
+		x.w.Map(2)
+		x.w.BulkString("calls")
+		var calls uint64
+		if len(steps) > 0 {
+			calls = steps[len(steps)-1].Count
+		}
+		x.w.Int(int64(calls))
+		x.w.BulkString("histogram_usec")
+		x.w.Map(len(steps))
+		for _, st := range steps {
+			x.w.Int(st.UpTo.Microseconds())
+			x.w.Int(int64(st.Count))
+		}
+	}
+}
+
+func cmdLatencyHelp(x *ctx) {
+	x.helpReply("LATENCY",
+		"HISTOGRAM [COMMAND ...]",
+		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+		"    If no commands are specified then all histograms are replied.",
+	)
+}
+
 func (s *Server) resetStats() {
 	s.stats.connections.Store(0)
 	s.stats.commands.Store(0)
@@ -176,10 +261,7 @@ func (s *Server) resetStats() {
 	st.KeyspaceHits.Store(0)
 	st.KeyspaceMisses.Store(0)
 	for _, e := range s.handlers {
-		e.stats.calls.Store(0)
-		e.stats.usec.Store(0)
-		e.stats.failed.Store(0)
-		e.stats.rejected.Store(0)
+		e.stats.reset()
 	}
 }
 
@@ -319,6 +401,7 @@ var infoSections = []struct {
 	{"modules", "Modules", true},
 	{"commandstats", "Commandstats", false},
 	{"errorstats", "Errorstats", true},
+	{"latencystats", "Latencystats", false},
 	{"cluster", "Cluster", true},
 	{"keyspace", "Keyspace", true},
 }
@@ -484,13 +567,35 @@ func (s *Server) infoSection(sec string) [][2]string {
 		slices.Sort(names)
 		for _, n := range names {
 			e := byName[n]
-			calls, usec := e.stats.calls.Load(), e.stats.usec.Load()
+			calls, nanos := e.stats.calls.Load(), e.stats.nanos.Load()
+			usec := nanos / 1000
 			per := 0.0
 			if calls > 0 {
-				per = float64(usec) / float64(calls)
+				per = float64(nanos) / 1000 / float64(calls)
 			}
 			out = append(out, [2]string{"cmdstat_" + n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
 				calls, usec, per, e.stats.rejected.Load(), e.stats.failed.Load())})
+		}
+		return out
+	case "latencystats":
+		if !s.cfg.LatencyTracking() {
+			return nil
+		}
+		labels := s.cfg.LatencyPercentiles()
+		ps := make([]float64, len(labels))
+		for i, l := range labels {
+			ps[i], _ = strconv.ParseFloat(l, 64)
+		}
+		var out [][2]string
+		for _, h := range s.histograms() {
+			var b strings.Builder
+			for i, d := range h.hist.Percentiles(ps) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "p%s=%.3f", labels[i], float64(d)/1000)
+			}
+			out = append(out, [2]string{"latency_percentiles_usec_" + h.name, b.String()})
 		}
 		return out
 	case "keyspace":

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
 	"regexp"
 	"runtime"
 	"slices"
@@ -692,7 +695,7 @@ func infoTitles(t testing.TB, text string) []string {
 
 func TestInfoSectionSelection(t *testing.T) {
 	dflt := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats", "Cluster", "Keyspace"}
-	all := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats", "Errorstats", "Cluster", "Keyspace"}
+	all := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats", "Errorstats", "Latencystats", "Cluster", "Keyspace"}
 	tests := []struct {
 		args []string
 		want []string
@@ -702,7 +705,8 @@ func TestInfoSectionSelection(t *testing.T) {
 		{[]string{"DEFAULT"}, dflt},
 		{[]string{"all"}, all},
 		{[]string{"everything"}, all},
-		{[]string{"default", "commandstats"}, all},
+		{[]string{"default", "commandstats", "latencystats"}, all},
+		{[]string{"latencystats"}, []string{"Latencystats"}},
 		{[]string{"server"}, []string{"Server"}},
 		{[]string{"CLIENTS"}, []string{"Clients"}},
 		{[]string{"cpu"}, []string{"CPU"}},
@@ -824,6 +828,179 @@ func TestInfoCommandstatsCountsCallsRejectionsAndFailures(t *testing.T) {
 	for k := range want {
 		t.Errorf("INFO commandstats has no %s", k)
 	}
+}
+
+func TestInfoCommandstatsLeavesOutTheWaitOfBlockingCommands(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	rc.run([]wireStep{
+		wstep("+OK\r\n", "CONFIG", "RESETSTAT"),
+		wstep("*-1\r\n", "BLPOP", "nolist", "0.3"),
+	})
+	f := infoFields(t, rc, "commandstats")
+	m := regexp.MustCompile(`^calls=1,usec=(\d+),`).FindStringSubmatch(f["cmdstat_blpop"])
+	if m == nil {
+		t.Fatalf("cmdstat_blpop:%s", f["cmdstat_blpop"])
+	}
+	// Redis counts the time a command ran, not the 300 ms it waited.
+	if usec, _ := strconv.Atoi(m[1]); usec >= 300_000 {
+		t.Errorf("BLPOP that waited 0.3 s counts %d µs", usec)
+	}
+}
+
+func TestInfoLatencystats(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	rc.run([]wireStep{
+		wstep("+OK\r\n", "CONFIG", "RESETSTAT"),
+		wstep("+OK\r\n", "SET", "k", "v"),
+		wstep("$1\r\nv\r\n", "GET", "k"),
+		wstep("$1\r\nv\r\n", "GET", "k"),
+		// A rejected command has no latency.
+		wstep(arityErr("incr"), "INCR"),
+	})
+	line := func(ps string) *regexp.Regexp {
+		return regexp.MustCompile(`^` + ps + `$`)
+	}
+	f := infoFields(t, rc, "latencystats")
+	num := `\d+\.\d{3}`
+	for _, name := range []string{"config|resetstat", "set", "get"} {
+		if v := f["latency_percentiles_usec_"+name]; !line("p50=" + num + ",p99=" + num + ",p99.9=" + num).MatchString(v) {
+			t.Errorf("latency_percentiles_usec_%s:%s", name, v)
+		}
+	}
+	if v, ok := f["latency_percentiles_usec_incr"]; ok {
+		t.Errorf("a rejected INCR has latencies: %s", v)
+	}
+	// The percentiles shown follow the setting, written as Redis writes them.
+	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "0 50.50 100")})
+	f = infoFields(t, rc, "latencystats")
+	if v := f["latency_percentiles_usec_get"]; !line("p0=" + num + ",p50.5=" + num + ",p100=" + num).MatchString(v) {
+		t.Errorf("latency_percentiles_usec_get:%s", v)
+	}
+	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "")})
+	if f = infoFields(t, rc, "latencystats"); f["latency_percentiles_usec_get"] != "" {
+		t.Errorf("no percentiles: latency_percentiles_usec_get:%s", f["latency_percentiles_usec_get"])
+	}
+	// Without tracking the section is empty and nothing is recorded; the
+	// histograms kept show again once it is back on.
+	rc.run([]wireStep{
+		wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking", "no", "latency-tracking-info-percentiles", "50"),
+		wstep("$1\r\nv\r\n", "GET", "k"),
+		wstep(wireText(2, "# Latencystats\r\n"), "INFO", "latencystats"),
+		wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking", "yes"),
+	})
+	if f = infoFields(t, rc, "latencystats"); !line("p50=" + num).MatchString(f["latency_percentiles_usec_get"]) {
+		t.Errorf("after tracking is back: %v", f)
+	}
+	// CONFIG RESETSTAT drops them.
+	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "RESETSTAT")})
+	f = infoFields(t, rc, "latencystats")
+	if _, ok := f["latency_percentiles_usec_get"]; ok || len(f) != 1 {
+		t.Errorf("after CONFIG RESETSTAT: %v", f)
+	}
+}
+
+func TestLatencyHistogram(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		c := ts.client(t, proto)
+		rc := ts.wireProto(t, proto)
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		rc.run([]wireStep{
+			wstep("+OK\r\n", "SET", "k", "v"),
+			wstep("+OK\r\n", "SET", "k", "v"),
+			wstep(arityErr("incr"), "INCR"),
+		})
+		// histogram runs LATENCY HISTOGRAM and checks every command's calls
+		// against its cumulative steps, which must grow to the calls.
+		histogram := func(want []string, args ...any) map[string]int64 {
+			t.Helper()
+			reply, err := c.Do(ctx, append([]any{"LATENCY", "HISTOGRAM"}, args...)...).Result()
+			if err != nil {
+				t.Fatalf("RESP%d LATENCY HISTOGRAM %v: %v", proto, args, err)
+			}
+			calls := map[string]int64{}
+			for name, v := range mapReplyByKey(t, reply) {
+				h := mapReplyByKey(t, v)
+				n := h["calls"].(int64)
+				var last, prevBound int64
+				for _, step := range mapReplyPairs(t, h["histogram_usec"]) {
+					bound, count := step[0].(int64), step[1].(int64)
+					if bound <= prevBound || count <= last {
+						t.Errorf("RESP%d %s: steps %v do not grow", proto, name, h["histogram_usec"])
+					}
+					prevBound, last = bound, count
+				}
+				if n == 0 || last != n {
+					t.Errorf("RESP%d %s: calls %d, steps %v", proto, name, n, h["histogram_usec"])
+				}
+				calls[name] = n
+			}
+			got := slices.Sorted(maps.Keys(calls))
+			if !slices.Equal(got, want) {
+				t.Errorf("RESP%d LATENCY HISTOGRAM %v: commands %q, want %q", proto, args, got, want)
+			}
+			return calls
+		}
+		if calls := histogram([]string{"set"}, "set"); calls["set"] != 2 {
+			t.Errorf("RESP%d: SET calls = %d, want 2", proto, calls["set"])
+		}
+		// Unknown and never-run (or only rejected) commands are skipped; a
+		// container names its subcommands; no names means every command
+		// that ran.
+		histogram([]string{"config|resetstat", "set"}, "nosuch", "incr", "CONFIG", "set", "SET")
+		histogram([]string{"config|resetstat", "latency|histogram", "set"})
+		rc.run([]wireStep{
+			wstep(arityErr("latency"), "LATENCY"),
+			wstep("-ERR unknown subcommand 'LATEST'. Try LATENCY HELP.\r\n", "LATENCY", "LATEST"),
+		})
+	}
+}
+
+// mapReplyPairs reads a map reply as go-redis returns it, a map in RESP3 and
+// a flat array in RESP2, as its key-value pairs in reply order (RESP2) or
+// any order (RESP3).
+func mapReplyPairs(t testing.TB, v any) [][2]any {
+	t.Helper()
+	var out [][2]any
+	switch m := v.(type) {
+	case map[any]any:
+		for k, v := range m {
+			out = append(out, [2]any{k, v})
+		}
+		slices.SortFunc(out, func(a, b [2]any) int {
+			x, xok := a[0].(int64)
+			y, yok := b[0].(int64)
+			if xok && yok {
+				return cmp.Compare(x, y)
+			}
+			return cmp.Compare(fmt.Sprint(a[0]), fmt.Sprint(b[0]))
+		})
+	case []any:
+		if len(m)%2 != 0 {
+			t.Fatalf("odd map reply %v", m)
+		}
+		for i := 0; i < len(m); i += 2 {
+			out = append(out, [2]any{m[i], m[i+1]})
+		}
+	default:
+		t.Fatalf("not a map reply: %#v", v)
+	}
+	return out
+}
+
+// mapReplyByKey is mapReplyPairs with string keys.
+func mapReplyByKey(t testing.TB, v any) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for _, kv := range mapReplyPairs(t, v) {
+		out[fmt.Sprint(kv[0])] = kv[1]
+	}
+	return out
 }
 
 func TestInfoStatsCountsCommandsAndErrorReplies(t *testing.T) {

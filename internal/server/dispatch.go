@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/latency"
 	"github.com/cairndb/cairn/internal/resp"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -25,12 +26,45 @@ type cmdEntry struct {
 	stats *cmdStats
 }
 
-// cmdStats are a command's INFO commandstats figures.
+// cmdStats are a command's INFO commandstats figures, and the histogram of
+// its latencies (INFO latencystats, LATENCY HISTOGRAM) once it has one.
 type cmdStats struct {
 	calls    atomic.Int64
-	usec     atomic.Int64
+	nanos    atomic.Int64
 	failed   atomic.Int64
 	rejected atomic.Int64
+	hist     atomic.Pointer[latency.Histogram]
+}
+
+// record counts one call that ran for d (its execution, without the time a
+// blocking command waited), and adds d to its histogram when tracking.
+func (st *cmdStats) record(d time.Duration, failed, tracking bool) {
+	st.calls.Add(1)
+	st.nanos.Add(int64(d))
+	if failed {
+		st.failed.Add(1)
+	}
+	if !tracking {
+		return
+	}
+	h := st.hist.Load()
+	if h == nil {
+		h = new(latency.Histogram)
+		if !st.hist.CompareAndSwap(nil, h) {
+			h = st.hist.Load()
+		}
+	}
+	h.Record(d)
+}
+
+// reset zeroes the figures and drops the histogram, as CONFIG RESETSTAT
+// does; a call finishing meanwhile may be counted or not.
+func (st *cmdStats) reset() {
+	st.calls.Store(0)
+	st.nanos.Store(0)
+	st.failed.Store(0)
+	st.rejected.Store(0)
+	st.hist.Store(nil)
 }
 
 // ctx is what a handler sees: its arguments, its connection, the reply
@@ -114,14 +148,13 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
 	failed, req := s.execute(c, spec, e, args, false)
+	ran := time.Since(start)
 	if req != nil {
-		failed = s.waitAndRetry(c, spec, e, args, req)
+		var more time.Duration
+		failed, more = s.waitAndRetry(c, spec, e, args, req)
+		ran += more
 	}
-	e.stats.calls.Add(1)
-	e.stats.usec.Add(time.Since(start).Microseconds())
-	if failed {
-		e.stats.failed.Add(1)
-	}
+	e.stats.record(ran, failed, s.cfg.LatencyTracking())
 	// Counted after the command, as Redis counts it: only commands that
 	// ran, and CONFIG RESETSTAT counts itself.
 	s.stats.commands.Add(1)
@@ -310,7 +343,7 @@ func (s *Server) endPipeline(c *client) {
 // waitAndRetry parks a client whose blocking command found nothing, and runs
 // the command again each time one of its keys changes, until it is served,
 // times out or the client goes away.
-func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool) {
+func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool, ran time.Duration) {
 	wt := &waiter{cl: c, wake: make(chan struct{}, 1)}
 	db := int(c.db.Load())
 	for _, k := range req.keys {
@@ -322,21 +355,26 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	defer c.setBlocked(false)
 	// Replies to commands pipelined before this one go out before it waits.
 	if err := c.w.Flush(); err != nil {
-		return false
+		return false, 0
 	}
-	timedOut := func() bool {
+	// ran is the time the command ran, which Redis's statistics count, not
+	// the time it waited.
+	timedOut := func() (bool, time.Duration) {
+		start := time.Now()
 		x := &c.ctx
 		*x = ctx{srv: s, cl: c, w: c.w, args: args}
 		req.timeout(x)
-		return x.failed
+		return x.failed, ran + time.Since(start)
 	}
 	for {
 		// The waiter is queued and awake, so a change committed since the
 		// previous run either shows in this run or marks the waiter
 		// changed: no push can slip in between a run and the wait.
+		start := time.Now()
 		failed, again := s.execute(c, spec, e, args, true)
+		ran += time.Since(start)
 		if again == nil {
-			return failed
+			return failed, ran
 		}
 		if s.blocked.sleep(wt) {
 			if !s.waitBlocked(c, wt, req.deadline) {
