@@ -406,12 +406,16 @@ type churnSide struct {
 	Before  loadgen.Latency // ZRANGE 0 10 alone, before the churn
 	After   loadgen.Latency // ... and right after it
 	Slices  []loadgen.Latency
-	// BeforeServer and AfterServer are the server's own time per ZRANGE
-	// over the Before and After calls (INFO commandstats usec_per_call):
-	// the reads' cost without the round trip and the client's scheduling,
-	// which on a busy 2-core machine move the p50s by 2-3x from run to run.
-	BeforeServer, AfterServer time.Duration
+	// BeforeServer and AfterServer are the ZRANGE calls' latencies as the
+	// server measured them (INFO latencystats): the reads' cost without the
+	// round trip and the scheduling of either process, which on this
+	// machine move a ping-pong's p50 by up to 4x with nothing changed.
+	BeforeServer, AfterServer serverLatency
 }
+
+// serverLatency is a command's latency percentiles as the server measured
+// them, from INFO latencystats.
+type serverLatency struct{ P50, P99 time.Duration }
 
 func (r *churnResult) side(name string) *churnSide {
 	if name == "cairn" {
@@ -483,8 +487,8 @@ func (h *harness) churnOne(ctx context.Context, sv server, r *churnResult) error
 	if side.Before, side.BeforeServer, err = timeZRange(ctx, sv.c, r.Samples, 1, zrange); err != nil {
 		return fmt.Errorf("before: %w", err)
 	}
-	h.logf("zset-churn: %-5s ZRANGE 0 10 on %d members before churn: p50 %s  p99 %s, server %s a call; churning for %v",
-		sv.name, r.Size, fmtDur(side.Before.P50), fmtDur(side.Before.P99), fmtMicros(side.BeforeServer), r.Duration)
+	h.logf("zset-churn: %-5s ZRANGE 0 10 on %d members before churn: p50 %s  p99 %s, in the server p50 %s; churning for %v",
+		sv.name, r.Size, fmtDur(side.Before.P50), fmtDur(side.Before.P99), fmtMicros(side.BeforeServer.P50), r.Duration)
 
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -582,52 +586,58 @@ func (h *harness) churnOne(ctx context.Context, sv server, r *churnResult) error
 	if card != int64(r.Size) {
 		return fmt.Errorf("ZCARD %s = %d after churn, want %d", churnKey, card, r.Size)
 	}
-	h.logf("zset-churn: %-5s %s pairs in %v (%s/s); ZRANGE 0 10 after churn: p50 %s  p99 %s (%s of before), server %s a call (%s of before)",
+	h.logf("zset-churn: %-5s %s pairs in %v (%s/s); ZRANGE 0 10 after churn: p50 %s  p99 %s (%s of before), in the server p50 %s (%s of before)",
 		sv.name, fmtOps(float64(side.Pairs)), side.Elapsed.Round(time.Millisecond), fmtOps(side.PairsPerSec()),
 		fmtDur(side.After.P50), fmtDur(side.After.P99), fmtRatio(durRatio(side.After.P50, side.Before.P50)),
-		fmtMicros(side.AfterServer), fmtRatio(durRatio(side.AfterServer, side.BeforeServer)))
+		fmtMicros(side.AfterServer.P50), fmtRatio(durRatio(side.AfterServer.P50, side.BeforeServer.P50)))
 	return nil
 }
 
 // timeZRange is timeCalls for the churn's ZRANGE calls, which also returns
-// the server's own mean time per ZRANGE over them, from INFO commandstats
+// their latencies as the server measured them, from INFO latencystats
 // (reset before the calls).
-func timeZRange(ctx context.Context, c *redis.Client, n int, seed uint64, next func(*rand.Rand) ([]any, func(any) error)) (loadgen.Latency, time.Duration, error) {
+func timeZRange(ctx context.Context, c *redis.Client, n int, seed uint64, next func(*rand.Rand) ([]any, func(any) error)) (loadgen.Latency, serverLatency, error) {
 	if err := c.ConfigResetStat(ctx).Err(); err != nil {
-		return loadgen.Latency{}, 0, fmt.Errorf("CONFIG RESETSTAT: %w", err)
+		return loadgen.Latency{}, serverLatency{}, fmt.Errorf("CONFIG RESETSTAT: %w", err)
 	}
 	l, err := timeCalls(ctx, c, n, seed, next)
 	if err != nil {
-		return l, 0, err
+		return l, serverLatency{}, err
 	}
-	info, err := c.Info(ctx, "commandstats").Result()
+	info, err := c.Info(ctx, "latencystats").Result()
 	if err != nil {
-		return l, 0, fmt.Errorf("INFO commandstats: %w", err)
+		return l, serverLatency{}, fmt.Errorf("INFO latencystats: %w", err)
 	}
-	usec, ok := usecPerCall(info, "zrange")
-	if !ok {
-		return l, 0, fmt.Errorf("INFO commandstats has no usec_per_call for zrange")
+	ps, ok := latencyPercentiles(info, "zrange")
+	p50, ok50 := ps["p50"]
+	p99, ok99 := ps["p99"]
+	if !ok || !ok50 || !ok99 {
+		return l, serverLatency{}, fmt.Errorf("INFO latencystats has no p50 and p99 for zrange (is latency-tracking on?)")
 	}
-	return l, time.Duration(usec * float64(time.Microsecond)), nil
+	return l, serverLatency{P50: p50, P99: p99}, nil
 }
 
-// usecPerCall reads command cmd's usec_per_call from INFO commandstats
-// ("cmdstat_<cmd>:calls=...,usec=...,usec_per_call=12.34,...").
-func usecPerCall(info, cmd string) (float64, bool) {
+// latencyPercentiles reads command cmd's percentiles from INFO
+// latencystats ("latency_percentiles_usec_<cmd>:p50=9.215,p99=20.223,
+// p99.9=40.191", in microseconds), by label ("p50").
+func latencyPercentiles(info, cmd string) (map[string]time.Duration, bool) {
 	for line := range strings.Lines(info) {
-		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "cmdstat_"+cmd+":")
+		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "latency_percentiles_usec_"+cmd+":")
 		if !ok {
 			continue
 		}
+		out := map[string]time.Duration{}
 		for field := range strings.SplitSeq(rest, ",") {
-			if v, ok := strings.CutPrefix(field, "usec_per_call="); ok {
-				f, err := strconv.ParseFloat(v, 64)
-				return f, err == nil && f >= 0
+			label, v, ok := strings.Cut(field, "=")
+			f, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || f < 0 || !strings.HasPrefix(label, "p") {
+				return nil, false
 			}
+			out[label] = time.Duration(math.Round(f * float64(time.Microsecond)))
 		}
-		return 0, false
+		return out, true
 	}
-	return 0, false
+	return nil, false
 }
 
 func durRatio(a, b time.Duration) float64 {
