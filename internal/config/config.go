@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/rconv"
 )
 
 // Config is Cairn's live configuration. It is safe for concurrent use. The
@@ -296,10 +297,16 @@ func (c *Config) Procs() int { return int(c.procs.Load()) }
 // LatencyTracking reports whether commands' latencies are being recorded.
 func (c *Config) LatencyTracking() bool { return c.latencyTracking.Load() != 0 }
 
-// LatencyPercentiles returns the percentiles INFO latencystats shows, as
-// CONFIG GET shows them (they parse as floats).
-func (c *Config) LatencyPercentiles() []string {
-	return append([]string(nil), *c.latencyPercentiles.Load()...)
+// LatencyPercentiles returns the percentiles INFO latencystats shows, with
+// the precision they were set with (CONFIG GET shows them rounded).
+func (c *Config) LatencyPercentiles() []float64 {
+	words := *c.latencyPercentiles.Load()
+	ps := make([]float64, len(words))
+	for i, w := range words {
+		// Checked when set.
+		ps[i], _ = rconv.ParseFloat([]byte(w))
+	}
+	return ps
 }
 
 // PidFile returns the path of the pid file; "" means none.

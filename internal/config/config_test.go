@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -185,11 +186,12 @@ func TestSet(t *testing.T) {
 			change: func(s *snapshot) { s.LatencyTracking = false }},
 		{name: "bool refused", pairs: [][2]string{{"latency-tracking", "maybe"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking') - argument must be 'yes' or 'no'"},
-		// Shown as C's "%f" with the trailing zeros trimmed.
-		{name: "percentiles", pairs: [][2]string{{"latency-tracking-info-percentiles", "50.50 1e1 -0 0.0001 33.333333 100"}},
-			change: func(s *snapshot) { s.LatencyPercentile = []string{"50.5", "10", "-0", "0.0001", "33.333333", "100"} }},
+		{name: "percentiles", pairs: [][2]string{{"latency-tracking-info-percentiles", "50.50 1e1 -0 0.0000001 33.333333 100"}},
+			change: func(s *snapshot) {
+				s.LatencyPercentile = []float64{50.5, 10, math.Copysign(0, -1), 1e-7, 33.333333, 100}
+			}},
 		{name: "no percentiles", pairs: [][2]string{{"latency-tracking-info-percentiles", ""}},
-			change: func(s *snapshot) { s.LatencyPercentile = nil }},
+			change: func(s *snapshot) { s.LatencyPercentile = []float64{} }},
 		{name: "percentile out of range", pairs: [][2]string{{"latency-tracking-info-percentiles", "50 101"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
 		{name: "percentile infinite", pairs: [][2]string{{"latency-tracking-info-percentiles", "inf"}},
@@ -226,11 +228,14 @@ func TestSet(t *testing.T) {
 
 func TestSetThenGet(t *testing.T) {
 	c := Default()
-	if err := c.Set([][2]string{{"proto-max-bulk-len", "1g"}, {"requirepass", "a b"}, {"hz", "600"}}); err != nil {
+	if err := c.Set([][2]string{{"proto-max-bulk-len", "1g"}, {"requirepass", "a b"}, {"hz", "600"},
+		{"latency-tracking", "No"}, {"latency-tracking-info-percentiles", "50.50 1e1 -0 0.0000001 33.333333"}}); err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]string{{"proto-max-bulk-len", "1000000000"}, {"requirepass", "a b"}, {"hz", "500"}}
-	if got := c.Get("proto-max-bulk-len", "requirepass", "hz"); !reflect.DeepEqual(got, want) {
+	// Percentiles show as C's "%f" with the trailing zeros trimmed.
+	want := [][2]string{{"proto-max-bulk-len", "1000000000"}, {"requirepass", "a b"}, {"hz", "500"},
+		{"latency-tracking", "no"}, {"latency-tracking-info-percentiles", "50.5 10 -0 0 33.333333"}}
+	if got := c.Get("proto-max-bulk-len", "requirepass", "hz", "latency-tracking", "latency-tracking-info-percentiles"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Get = %q; want %q", got, want)
 	}
 }

@@ -165,7 +165,7 @@ type snapshot struct {
 	Hz                int
 	PidFile           string
 	LatencyTracking   bool
-	LatencyPercentile []string
+	LatencyPercentile []float64
 }
 
 func snap(c *Config) snapshot {
@@ -184,7 +184,7 @@ func defaults() snapshot {
 		Bind: []string{"127.0.0.1"}, Port: 6379, Dir: "./cairn-data", Databases: 16,
 		AppendFsync: "everysec", MaxClients: 10000, ProtoMaxBulkLen: 512 << 20,
 		LogLevel: "notice", CacheSize: 1 << 30, TCPKeepAlive: 300 * time.Second, Hz: 10,
-		LatencyTracking: true, LatencyPercentile: []string{"50", "99", "99.9"},
+		LatencyTracking: true, LatencyPercentile: []float64{50, 99, 99.9},
 	}
 }
 

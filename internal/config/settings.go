@@ -47,9 +47,12 @@ type setting struct {
 	// check refuses a string value Redis would accept but Cairn cannot use;
 	// it returns the reason, or "".
 	check func(string) string
-	// checkList validates a kindList value's words and returns them as
-	// CONFIG GET shows them, or the reason for refusing them.
-	checkList func([]string) ([]string, string)
+	// checkList validates a kindList value's words, returning the reason
+	// for refusing them or "".
+	checkList func([]string) string
+	// showWord formats one word of a kindList value for CONFIG GET when
+	// Redis shows something other than what was written.
+	showWord func(string) string
 	// show formats a string value for CONFIG GET when Redis reports
 	// something other than what was written (dir).
 	show func(string) string
@@ -97,11 +100,11 @@ var settings = []*setting{
 	{
 		name: "bind", kind: kindList,
 		def: value{list: []string{"127.0.0.1"}},
-		checkList: func(words []string) ([]string, string) {
+		checkList: func(words []string) string {
 			if len(words) > maxBindAddrs {
-				return nil, "Too many bind addresses specified."
+				return "Too many bind addresses specified."
 			}
-			return words, ""
+			return ""
 		},
 		list: func(c *Config) *atomic.Pointer[[]string] { return &c.bind },
 	},
@@ -161,7 +164,11 @@ var settings = []*setting{
 		name: "latency-tracking-info-percentiles", kind: kindList, mutable: true,
 		def:       value{list: []string{"50", "99", "99.9"}},
 		checkList: checkPercentiles,
-		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.latencyPercentiles },
+		showWord: func(w string) string {
+			p, _ := rconv.ParseFloat([]byte(w))
+			return FormatPercentile(p)
+		},
+		list: func(c *Config) *atomic.Pointer[[]string] { return &c.latencyPercentiles },
 	},
 	{
 		name: "logfile", kind: kindString,
@@ -263,14 +270,12 @@ func (s *setting) parse(args []string) (value, string) {
 		if len(args) == 1 && args[0] == "" {
 			args = nil
 		}
-		args = append([]string{}, args...)
 		if s.checkList != nil {
-			var reason string
-			if args, reason = s.checkList(args); reason != "" {
+			if reason := s.checkList(args); reason != "" {
 				return value{}, reason
 			}
 		}
-		return value{list: args}, ""
+		return value{list: append([]string{}, args...)}, ""
 	case kindBool:
 		switch {
 		case asciiEqualFold("yes", args[0]):
@@ -368,7 +373,14 @@ func (s *setting) format(v value) string {
 		}
 		return v.s
 	case kindList:
-		return strings.Join(v.list, " ")
+		if s.showWord == nil {
+			return strings.Join(v.list, " ")
+		}
+		shown := make([]string, len(v.list))
+		for i, w := range v.list {
+			shown[i] = s.showWord(w)
+		}
+		return strings.Join(shown, " ")
 	case kindEnum:
 		return s.enum[v.n]
 	case kindBool:
@@ -382,21 +394,18 @@ func (s *setting) format(v value) string {
 }
 
 // checkPercentiles validates latency-tracking-info-percentiles as Redis
-// does: each word a number (string2d) between 0 and 100, shown as "%f"
-// with its trailing zeros trimmed.
-func checkPercentiles(words []string) ([]string, string) {
-	out := make([]string, len(words))
-	for i, w := range words {
+// does: each word a number (string2d) between 0 and 100.
+func checkPercentiles(words []string) string {
+	for _, w := range words {
 		p, ok := rconv.ParseFloat([]byte(w))
 		if !ok {
-			return nil, "Invalid latency-tracking-info-percentiles parameters"
+			return "Invalid latency-tracking-info-percentiles parameters"
 		}
 		if p < 0 || p > 100 {
-			return nil, "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+			return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
 		}
-		out[i] = FormatPercentile(p)
 	}
-	return out, ""
+	return ""
 }
 
 // FormatPercentile writes a percentile as Redis does in CONFIG GET and INFO

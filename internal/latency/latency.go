@@ -91,9 +91,9 @@ func (h *Histogram) snapshot() (counts []uint64, total uint64) {
 }
 
 // Percentiles returns the duration at each percentile p in [0, 100]: the
-// highest value of the bucket holding the ceil(p% of the count)-th shortest
-// duration (rounded to the nearest count, and at least the first), or for
-// p = 0 the lowest value of the first bucket. An empty histogram gives 0.
+// highest value of the bucket holding the k-th shortest duration, where k
+// is p% of the count rounded half up (and at least 1), or for p = 0 the
+// lowest value of the first bucket. An empty histogram gives 0.
 func (h *Histogram) Percentiles(ps []float64) []time.Duration {
 	counts, total := h.snapshot()
 	out := make([]time.Duration, len(ps))

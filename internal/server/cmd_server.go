@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/latency"
 )
 
@@ -192,21 +193,18 @@ func (s *Server) histograms() []namedHistogram {
 // named command that has run since the statistics were reset (all of them
 // without names), its calls and the cumulative distribution of its
 // latencies in microseconds, in steps that double from 1 µs. A container
-// names itself and its subcommands; unknown names are skipped, as in Redis.
+// names itself and its subcommands; unknown names are skipped, and a name
+// given twice is answered twice, as in Redis.
 func cmdLatencyHistogram(x *ctx) {
 	var hs []namedHistogram
 	if len(x.args) == 2 {
 		hs = x.srv.histograms()
 	} else {
-		seen := map[string]bool{}
 		add := func(spec *command.Spec) {
-			e := x.srv.handlers[spec]
-			if e == nil || seen[spec.Name] {
-				return
-			}
-			if h := e.stats.hist.Load(); h != nil {
-				seen[spec.Name] = true
-				hs = append(hs, namedHistogram{spec.Name, h})
+			if e := x.srv.handlers[spec]; e != nil {
+				if h := e.stats.hist.Load(); h != nil {
+					hs = append(hs, namedHistogram{spec.Name, h})
+				}
 			}
 		}
 		for _, name := range x.args[2:] {
@@ -581,11 +579,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		if !s.cfg.LatencyTracking() {
 			return nil
 		}
-		labels := s.cfg.LatencyPercentiles()
-		ps := make([]float64, len(labels))
-		for i, l := range labels {
-			ps[i], _ = strconv.ParseFloat(l, 64)
-		}
+		ps := s.cfg.LatencyPercentiles()
 		var out [][2]string
 		for _, h := range s.histograms() {
 			var b strings.Builder
@@ -593,7 +587,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				fmt.Fprintf(&b, "p%s=%.3f", labels[i], float64(d)/1000)
+				fmt.Fprintf(&b, "p%s=%.3f", config.FormatPercentile(ps[i]), float64(d)/1000)
 			}
 			out = append(out, [2]string{"latency_percentiles_usec_" + h.name, b.String()})
 		}

@@ -846,6 +846,22 @@ func TestInfoCommandstatsLeavesOutTheWaitOfBlockingCommands(t *testing.T) {
 	if usec, _ := strconv.Atoi(m[1]); usec >= 300_000 {
 		t.Errorf("BLPOP that waited 0.3 s counts %d µs", usec)
 	}
+	// The same for one served after it waited.
+	other := ts.raw(t)
+	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "RESETSTAT")})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, _ = other.Write([]byte("*3\r\n$5\r\nLPUSH\r\n$4\r\nlist\r\n$1\r\nx\r\n"))
+	}()
+	rc.run([]wireStep{wstep("*2\r\n$4\r\nlist\r\n$1\r\nx\r\n", "BLPOP", "list", "0")})
+	f = infoFields(t, rc, "commandstats")
+	m = regexp.MustCompile(`^calls=1,usec=(\d+),`).FindStringSubmatch(f["cmdstat_blpop"])
+	if m == nil {
+		t.Fatalf("cmdstat_blpop:%s", f["cmdstat_blpop"])
+	}
+	if usec, _ := strconv.Atoi(m[1]); usec >= 300_000 {
+		t.Errorf("BLPOP served after 0.3 s counts %d µs", usec)
+	}
 }
 
 func TestInfoLatencystats(t *testing.T) {
@@ -871,6 +887,18 @@ func TestInfoLatencystats(t *testing.T) {
 	}
 	if v, ok := f["latency_percentiles_usec_incr"]; ok {
 		t.Errorf("a rejected INCR has latencies: %s", v)
+	}
+	// One call's percentiles are its own time, which commandstats reports
+	// in microseconds too: the bucket's top is at most 1% above it.
+	set := regexp.MustCompile(`p50=(\d+\.\d+)`).FindStringSubmatch(f["latency_percentiles_usec_set"])
+	stat := regexp.MustCompile(`usec_per_call=(\d+\.\d+)`).FindStringSubmatch(infoFields(t, rc, "commandstats")["cmdstat_set"])
+	if set == nil || stat == nil {
+		t.Fatalf("SET: latencystats %v, commandstats %v", set, stat)
+	}
+	p50, _ := strconv.ParseFloat(set[1], 64)
+	perCall, _ := strconv.ParseFloat(stat[1], 64)
+	if p50 < perCall-0.01 || p50 > perCall*1.01+0.01 {
+		t.Errorf("SET once: p50 %v µs, usec_per_call %v", p50, perCall)
 	}
 	// The percentiles shown follow the setting, written as Redis writes them.
 	rc.run([]wireStep{wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "0 50.50 100")})
@@ -952,8 +980,25 @@ func TestLatencyHistogram(t *testing.T) {
 		// Unknown and never-run (or only rejected) commands are skipped; a
 		// container names its subcommands; no names means every command
 		// that ran.
-		histogram([]string{"config|resetstat", "set"}, "nosuch", "incr", "CONFIG", "set", "SET")
+		histogram([]string{"config|resetstat", "set"}, "nosuch", "incr", "CONFIG", "set")
 		histogram([]string{"config|resetstat", "latency|histogram", "set"})
+		// A name given twice is answered twice, as in Redis.
+		reply, err := c.Do(ctx, "LATENCY", "HISTOGRAM", "set", "SET").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(mapReplyPairs(t, reply)); proto == 2 && n != 2 {
+			t.Errorf("RESP2 LATENCY HISTOGRAM set SET: %d entries, want 2", n)
+		}
+		// Nothing is recorded while tracking is off.
+		rc.run([]wireStep{
+			wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking", "no"),
+			wstep("+OK\r\n", "SET", "k", "v"),
+			wstep("+OK\r\n", "CONFIG", "SET", "latency-tracking", "yes"),
+		})
+		if calls := histogram([]string{"set"}, "set"); calls["set"] != 2 {
+			t.Errorf("RESP%d: SET calls = %d after a SET without tracking, want 2", proto, calls["set"])
+		}
 		rc.run([]wireStep{
 			wstep(arityErr("latency"), "LATENCY"),
 			wstep("-ERR unknown subcommand 'LATEST'. Try LATENCY HELP.\r\n", "LATENCY", "LATEST"),

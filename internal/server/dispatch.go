@@ -48,11 +48,13 @@ func (st *cmdStats) record(d time.Duration, failed, tracking bool) {
 		return
 	}
 	h := st.hist.Load()
-	if h == nil {
-		h = new(latency.Histogram)
-		if !st.hist.CompareAndSwap(nil, h) {
-			h = st.hist.Load()
+	for h == nil {
+		// A CONFIG RESETSTAT may drop the histogram between a lost
+		// CompareAndSwap and the load after it: try again.
+		if st.hist.CompareAndSwap(nil, new(latency.Histogram)) {
+			continue
 		}
+		h = st.hist.Load()
 	}
 	h.Record(d)
 }
@@ -145,13 +147,24 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
+	if !joinsPipeline(spec) {
+		// The commit of the writes pipelined before this command is
+		// theirs: it is not timed as this command's.
+		s.commitPipeline(c)
+	}
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
 	failed, req := s.execute(c, spec, e, args, false)
 	ran := time.Since(start)
 	if req != nil {
-		var more time.Duration
-		failed, more = s.waitAndRetry(c, spec, e, args, req)
+		more, gone := time.Duration(0), false
+		failed, more, gone = s.waitAndRetry(c, spec, e, args, req)
+		if gone {
+			// The client went away while it waited: the command never
+			// completed, and Redis does not count it.
+			s.stats.commands.Add(1)
+			return
+		}
 		ran += more
 	}
 	e.stats.record(ran, failed, s.cfg.LatencyTracking())
@@ -168,6 +181,13 @@ func (s *Server) reject(c *client, msg string) {
 	s.replyError(c.w, msg)
 }
 
+// joinsPipeline reports whether a command is a plain write, which shares
+// the transaction of the client's pipelined writes (see runPipelined); any
+// other command commits that transaction first.
+func joinsPipeline(spec *command.Spec) bool {
+	return spec.Flags&(command.Write|command.LockAll|command.Blocking) == command.Write
+}
+
 // execute runs a command once: it opens the store transaction the spec
 // calls for, runs the handler, commits, and wakes clients blocked on the
 // keys the commit changed. It returns whether the reply was an error, and
@@ -181,7 +201,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
-	if spec.Flags&(command.Write|command.LockAll|command.Blocking) == command.Write {
+	if joinsPipeline(spec) {
 		s.runPipelined(c, spec, e, args)
 		return x.failed, nil
 	}
@@ -342,8 +362,10 @@ func (s *Server) endPipeline(c *client) {
 
 // waitAndRetry parks a client whose blocking command found nothing, and runs
 // the command again each time one of its keys changes, until it is served,
-// times out or the client goes away.
-func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool, ran time.Duration) {
+// times out or the client goes away. It returns whether the reply was an
+// error, how long the command ran (its runs and the timeout reply, not the
+// wait), and whether the client went away before a reply.
+func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool, ran time.Duration, gone bool) {
 	wt := &waiter{cl: c, wake: make(chan struct{}, 1)}
 	db := int(c.db.Load())
 	for _, k := range req.keys {
@@ -355,16 +377,20 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	defer c.setBlocked(false)
 	// Replies to commands pipelined before this one go out before it waits.
 	if err := c.w.Flush(); err != nil {
-		return false, 0
+		return false, ran, true
 	}
 	// ran is the time the command ran, which Redis's statistics count, not
 	// the time it waited.
-	timedOut := func() (bool, time.Duration) {
+	timedOut := func() (bool, time.Duration, bool) {
+		if c.killed.Load() {
+			// Killed or hung up while waiting: no reply can reach it.
+			return false, ran, true
+		}
 		start := time.Now()
 		x := &c.ctx
 		*x = ctx{srv: s, cl: c, w: c.w, args: args}
 		req.timeout(x)
-		return x.failed, ran + time.Since(start)
+		return x.failed, ran + time.Since(start), false
 	}
 	for {
 		// The waiter is queued and awake, so a change committed since the
@@ -374,7 +400,7 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 		failed, again := s.execute(c, spec, e, args, true)
 		ran += time.Since(start)
 		if again == nil {
-			return failed, ran
+			return failed, ran, false
 		}
 		if s.blocked.sleep(wt) {
 			if !s.waitBlocked(c, wt, req.deadline) {
