@@ -415,7 +415,7 @@ type churnSide struct {
 
 // serverLatency is a command's latency percentiles as the server measured
 // them, from INFO latencystats.
-type serverLatency struct{ P50, P99 time.Duration }
+type serverLatency struct{ P50, P99, P999 time.Duration }
 
 func (r *churnResult) side(name string) *churnSide {
 	if name == "cairn" {
@@ -604,17 +604,26 @@ func timeZRange(ctx context.Context, c *redis.Client, n int, seed uint64, next f
 	if err != nil {
 		return l, serverLatency{}, err
 	}
+	sl, err := serverLatencyOf(ctx, c, "zrange")
+	return l, sl, err
+}
+
+// serverLatencyOf reads command cmd's p50, p99 and p99.9 from INFO
+// latencystats, which both Redis 7 and Cairn keep by default with those
+// percentiles.
+func serverLatencyOf(ctx context.Context, c *redis.Client, cmd string) (serverLatency, error) {
 	info, err := c.Info(ctx, "latencystats").Result()
 	if err != nil {
-		return l, serverLatency{}, fmt.Errorf("INFO latencystats: %w", err)
+		return serverLatency{}, fmt.Errorf("INFO latencystats: %w", err)
 	}
-	ps, ok := latencyPercentiles(info, "zrange")
+	ps, ok := latencyPercentiles(info, cmd)
 	p50, ok50 := ps["p50"]
 	p99, ok99 := ps["p99"]
-	if !ok || !ok50 || !ok99 {
-		return l, serverLatency{}, fmt.Errorf("INFO latencystats has no p50 and p99 for zrange (is latency-tracking on?)")
+	p999, ok999 := ps["p99.9"]
+	if !ok || !ok50 || !ok99 || !ok999 {
+		return serverLatency{}, fmt.Errorf("INFO latencystats has no p50, p99 and p99.9 for %s (is latency-tracking on?)", cmd)
 	}
-	return l, serverLatency{P50: p50, P99: p99}, nil
+	return serverLatency{P50: p50, P99: p99, P999: p999}, nil
 }
 
 // latencyPercentiles reads command cmd's percentiles from INFO

@@ -47,6 +47,11 @@ type btmResult struct {
 	FixedCPU      cpuUse
 	RedisFixed    *loadgen.MixResult
 	RedisFixedCPU cpuUse
+	// FixedGetServer and RedisFixedGetServer are the fixed-rate GETs'
+	// latencies inside each server (INFO latencystats): the time a GET ran,
+	// without the wait for a processor, the network or the client, so
+	// that the client's tail can be told apart from the engine's.
+	FixedGetServer, RedisFixedGetServer serverLatency
 
 	// KeyCacheSize is Cairn's key-cache-size: a second cache, beside the
 	// block cache, of recently used records (a string's value is inline in
@@ -95,7 +100,7 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 	}
 	err = h.loadAndMix(ctx, cp, cfg, &r.Load, &r.Mix)
 	if err == nil {
-		r.Fixed, r.FixedCPU, err = h.fixedRate(ctx, cp, cfg, r.RateFraction*r.Mix.OpsPerSec(), r.RateDuration)
+		r.Fixed, r.FixedCPU, r.FixedGetServer, err = h.fixedRate(ctx, cp, cfg, r.RateFraction*r.Mix.OpsPerSec(), r.RateDuration)
 	}
 	if prof != nil {
 		prof.stop()
@@ -154,11 +159,11 @@ func (h *harness) biggerThanMemory(ctx context.Context) error {
 		r.RedisMix = &mix
 		// The same offered rate as Cairn's, not half of Redis's own maximum:
 		// the question is how each serves one given load.
-		fixed, use, err := h.fixedRate(ctx, rp, rcfg, r.Fixed.Rate, r.RateDuration)
+		fixed, use, inServer, err := h.fixedRate(ctx, rp, rcfg, r.Fixed.Rate, r.RateDuration)
 		if err != nil {
 			return fmt.Errorf("redis: %w", err)
 		}
-		r.RedisFixed, r.RedisFixedCPU = &fixed, use
+		r.RedisFixed, r.RedisFixedCPU, r.RedisFixedGetServer = &fixed, use, inServer
 	}
 	if r.RedisUsed, err = usedMemory(ctx, rc); err != nil {
 		return err
@@ -206,7 +211,8 @@ func (h *harness) loadAndMix(ctx context.Context, p *procs.Process, cfg loadgen.
 
 // fixedRate runs cfg's mix open-loop at rate operations per second for d:
 // latencies from each command's scheduled send time. It also returns where
-// the machine's CPU went meanwhile.
+// the machine's CPU went meanwhile, and the GETs' latencies inside the
+// server.
 //
 // The load generator shares the machine with the server, so its own delays
 // land in the server's latencies. Three figures show them: Lag (a due
@@ -218,35 +224,43 @@ func (h *harness) loadAndMix(ctx context.Context, p *procs.Process, cfg loadgen.
 // 0.6–2.4 ms. The CPU of other processes is recorded because the machine
 // may be shared: with a compiler or a test binary taking half a core or
 // more beside the run, Redis's p99 alone moved between 0.6 and 9 ms.
-func (h *harness) fixedRate(ctx context.Context, p *procs.Process, cfg loadgen.Config, rate float64, d time.Duration) (loadgen.MixResult, cpuUse, error) {
+func (h *harness) fixedRate(ctx context.Context, p *procs.Process, cfg loadgen.Config, rate float64, d time.Duration) (loadgen.MixResult, cpuUse, serverLatency, error) {
 	if !(rate > 0) {
-		return loadgen.MixResult{}, cpuUse{}, fmt.Errorf("no rate for the fixed-rate mix (saturated throughput %v)", rate)
+		return loadgen.MixResult{}, cpuUse{}, serverLatency{}, fmt.Errorf("no rate for the fixed-rate mix (saturated throughput %v)", rate)
 	}
 	cfg.Rate, cfg.Duration, cfg.MaxOps = rate, d, 0
 	h.logf("bigger-than-memory: %s: the same mix open-loop at a fixed %s ops/s for %v", p.Name, fmtOps(rate), d)
 	c := loadgen.NewClient(p.Addr(), cfg.Conns)
 	defer c.Close()
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		return loadgen.MixResult{}, cpuUse{}, serverLatency{}, fmt.Errorf("CONFIG RESETSTAT: %w", err)
+	}
 	before, err := sampleCPU(p.Pid())
 	if err != nil {
-		return loadgen.MixResult{}, cpuUse{}, fmt.Errorf("CPU use: %w", err)
+		return loadgen.MixResult{}, cpuUse{}, serverLatency{}, fmt.Errorf("CPU use: %w", err)
 	}
 	m, err := loadgen.Mix(ctx, c, cfg)
 	if err != nil {
-		return m, cpuUse{}, fmt.Errorf("fixed-rate mix: %w", err)
+		return m, cpuUse{}, serverLatency{}, fmt.Errorf("fixed-rate mix: %w", err)
 	}
 	after, err := sampleCPU(p.Pid())
 	if err != nil {
-		return m, cpuUse{}, fmt.Errorf("CPU use: %w", err)
+		return m, cpuUse{}, serverLatency{}, fmt.Errorf("CPU use: %w", err)
 	}
 	use := after.since(before)
 	if m.Misses > 0 {
-		return m, use, fmt.Errorf("%d of %d GETs found no value after a complete load", m.Misses, m.Gets)
+		return m, use, serverLatency{}, fmt.Errorf("%d of %d GETs found no value after a complete load", m.Misses, m.Gets)
 	}
-	h.logf("bigger-than-memory: %s at %s ops/s (asked %s; %d sends behind schedule at the end): GET p50 %s p99 %s p99.9 %s; client send lag p99 %s, scheduling p99 %s",
-		p.Name, fmtOps(m.OpsPerSec()), fmtOps(rate), m.Unsent, fmtDur(m.Get.P50), fmtDur(m.Get.P99), fmtDur(m.Get.P999), fmtDur(m.Lag.P99), fmtDur(m.Sched.P99))
+	inServer, err := serverLatencyOf(ctx, c, "get")
+	if err != nil {
+		return m, use, serverLatency{}, err
+	}
+	h.logf("bigger-than-memory: %s at %s ops/s (asked %s; %d sends behind schedule at the end): GET p50 %s p99 %s p99.9 %s (in the server %s, %s, %s); client send lag p99 %s, scheduling p99 %s",
+		p.Name, fmtOps(m.OpsPerSec()), fmtOps(rate), m.Unsent, fmtDur(m.Get.P50), fmtDur(m.Get.P99), fmtDur(m.Get.P999),
+		fmtDur(inServer.P50), fmtDur(inServer.P99), fmtDur(inServer.P999), fmtDur(m.Lag.P99), fmtDur(m.Sched.P99))
 	h.logf("bigger-than-memory: %s: CPU in cores: server %.2f, load generator %.2f, other processes %.2f, interrupts %.2f, steal %.2f",
 		p.Name, use.Server, use.Client, use.Others, use.Interrupts, use.Steal)
-	return m, use, nil
+	return m, use, inServer, nil
 }
 
 // configBytes returns a numeric CONFIG GET setting of p, or -1 if p has no

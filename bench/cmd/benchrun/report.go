@@ -488,6 +488,14 @@ func latencyCells(l loadgen.Latency) string {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// serverCells is latencyCells for percentiles a server measured itself.
+func serverCells(l serverLatency) string {
+	if l == (serverLatency{}) {
+		return "–"
+	}
+	return fmt.Sprintf("%s / %s / %s", fmtFigure(ms(l.P50)), fmtFigure(ms(l.P99)), fmtFigure(ms(l.P999)))
+}
+
 func (r *results) writeBTM(b io.Writer) {
 	t := r.BTM
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
@@ -507,7 +515,8 @@ func (r *results) writeBTM(b io.Writer) {
 		t.RateFraction*100, t.RateDuration)
 	p("Each latency runs from the command's scheduled send time, not from when it went out, so a stall counts against every command it holds up (no coordinated omission, as in wrk2). ")
 	p("\"Client lag\" is how late the load generator itself sent against that schedule, and \"client scheduling delay\" how long its goroutines waited for a processor (to send, or to read a reply that had arrived; the Go runtime's bucket bounds): both are part of the latencies, and large figures mean the client ran short of CPU too. ")
-	p("The CPU row shows where the machine's cores went during each fixed-rate window: the server, the load generator, other processes (the machine may be shared: anything there competes with both) and the kernel's interrupt work (mostly the loopback network). This is the latency to quote.\n\n")
+	p("The CPU row shows where the machine's cores went during each fixed-rate window: the server, the load generator, other processes (the machine may be shared: anything there competes with both) and the kernel's interrupt work (mostly the loopback network). ")
+	p("\"Inside the server\" is each server's own measure of the same GETs (INFO latencystats, reset before the window): the time a GET ran, without its wait for a processor, the network or the client, which tells the engine's tail from the machine's (Redis records whole microseconds). The fixed-rate latencies at the client are the ones to quote.\n\n")
 	p("Latencies from HdrHistograms of every operation. One run per server. ")
 	p("The machine's page cache is not limited, so reads beyond the block cache may still be served from the OS's memory rather than the disk.\n\n")
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
@@ -533,6 +542,10 @@ func (r *results) writeBTM(b io.Writer) {
 	p("| **fixed rate**: ops/s offered / achieved | %s / %s | %s |\n", fmtOps(t.Fixed.Rate), fmtOps(t.Fixed.OpsPerSec()),
 		redisFixed(func(m loadgen.MixResult) string { return fmtOps(m.Rate) + " / " + fmtOps(m.OpsPerSec()) }))
 	p("| **fixed rate: GET p50 / p99 / p99.9 ms** | %s | %s |\n", latencyCells(t.Fixed.Get), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Get) }))
+	if t.FixedGetServer != (serverLatency{}) {
+		p("| fixed rate: GET inside the server (INFO latencystats), p50 / p99 / p99.9 ms | %s | %s |\n", serverCells(t.FixedGetServer),
+			redisFixed(func(loadgen.MixResult) string { return serverCells(t.RedisFixedGetServer) }))
+	}
 	p("| fixed rate: SET p50 / p99 / p99.9 ms | %s | %s |\n", latencyCells(t.Fixed.Set), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Set) }))
 	p("| fixed rate: client lag p50 / p99 / p99.9 ms | %s | %s |\n", latencyCells(t.Fixed.Lag), redisFixed(func(m loadgen.MixResult) string { return latencyCells(m.Lag) }))
 	if t.Fixed.Sched.Count > 0 {
