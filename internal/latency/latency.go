@@ -64,15 +64,6 @@ func (h *Histogram) Record(d time.Duration) {
 	h.counts[index(ns)].Add(1)
 }
 
-// Count is the number of durations recorded.
-func (h *Histogram) Count() uint64 {
-	var n uint64
-	for i := range h.counts {
-		n += h.counts[i].Load()
-	}
-	return n
-}
-
 // Reset empties the histogram. Records made while it runs may survive it.
 func (h *Histogram) Reset() {
 	for i := range h.counts {

@@ -157,7 +157,8 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	failed, req := s.execute(c, spec, e, args, false)
 	ran := time.Since(start)
 	if req != nil {
-		more, gone := time.Duration(0), false
+		var more time.Duration
+		var gone bool
 		failed, more, gone = s.waitAndRetry(c, spec, e, args, req)
 		if gone {
 			// The client went away while it waited: the command never
@@ -205,7 +206,8 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		s.runPipelined(c, spec, e, args)
 		return x.failed, nil
 	}
-	s.commitPipeline(c)
+	// Any other command finds the client's pipeline committed: dispatch
+	// commits it before it starts the command's clock.
 	// A handler that panics must not leave its keys locked: the connection
 	// dies (conn.serve recovers), the transaction is released here.
 	defer func() {
