@@ -35,8 +35,12 @@ type Config struct {
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
-	latencyTracking                    atomic.Int64 // 1 for yes
-	appendFsync, logLevel, appendOnly  atomic.Int64 // enum indexes
+	// Collection encoding limits (hash-max-listpack-entries ...).
+	hashMaxEntries, hashMaxValue             atomic.Int64
+	setMaxIntset, setMaxEntries, setMaxValue atomic.Int64
+	zsetMaxEntries, zsetMaxValue             atomic.Int64
+	latencyTracking                          atomic.Int64 // 1 for yes
+	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
 }
 
 // Default returns a configuration holding every setting's default.
@@ -98,22 +102,26 @@ func (c *Config) Get(patterns ...string) [][2]string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var out [][2]string
-	seen := make([]bool, len(settings))
+	// A setting with an alias is reported under each name that matches,
+	// as Redis 7 does; each name once.
+	seen := make(map[string]bool)
 	for _, p := range patterns {
-		if !strings.ContainsAny(cString(p), "[*?") {
-			for i, s := range settings {
-				if !seen[i] && asciiEqualFold(s.name, p) {
-					seen[i] = true
-					out = append(out, [2]string{p, s.format(s.load(c))})
-				}
-			}
-			continue
-		}
+		exact := !strings.ContainsAny(cString(p), "[*?")
 		pb := []byte(cString(p))
-		for i, s := range settings {
-			if !seen[i] && glob.Match(pb, []byte(s.name), true) {
-				seen[i] = true
-				out = append(out, [2]string{s.name, s.format(s.load(c))})
+		for _, s := range settings {
+			for _, name := range [2]string{s.name, s.alias} {
+				if name == "" || seen[name] {
+					continue
+				}
+				switch {
+				case exact && asciiEqualFold(name, p):
+					out = append(out, [2]string{p, s.format(s.load(c))})
+				case !exact && glob.Match(pb, []byte(name), true):
+					out = append(out, [2]string{name, s.format(s.load(c))})
+				default:
+					continue
+				}
+				seen[name] = true
 			}
 		}
 	}
@@ -150,8 +158,10 @@ func (c *Config) Set(pairs [][2]string) error {
 		case !s.mutable:
 			errName, errText, invalid = p[0], "can't set immutable config", true
 		default:
-			for _, t := range targets[:i] {
-				if t == s {
+			// A setting named twice is refused, but Redis takes a setting
+			// and its alias together: the later value stays.
+			for j, t := range targets[:i] {
+				if t == s && isAlias(s, pairs[j][0]) == isAlias(s, p[0]) {
 					errName, errText, invalid = p[0], "duplicate parameter", true
 					break
 				}
@@ -203,6 +213,9 @@ func (c *Config) Set(pairs [][2]string) error {
 	}
 	return nil
 }
+
+// isAlias reports whether name, which names s, is its alias.
+func isAlias(s *setting, name string) bool { return s.alias != "" && asciiEqualFold(s.alias, name) }
 
 func setFailed(name, reason string) error {
 	return errors.New("ERR CONFIG SET failed (possibly related to argument '" + cString(name) + "') - " + reason)
@@ -277,6 +290,32 @@ func (c *Config) CacheSize() int64 { return c.cacheSize.Load() }
 
 // KeyCacheSize returns the size of the store's key cache in bytes.
 func (c *Config) KeyCacheSize() int64 { return c.keyCacheSize.Load() }
+
+// EncodingLimits are the collection encoding limits, in the order
+// hash-max-listpack-entries, hash-max-listpack-value,
+// set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value,
+// zset-max-listpack-entries, zset-max-listpack-value.
+type EncodingLimits struct {
+	HashEntries, HashValue                 int64
+	SetIntsetEntries, SetEntries, SetValue int64
+	ZSetEntries, ZSetValue                 int64
+}
+
+// EncodingLimits returns the collection encoding limits.
+func (c *Config) EncodingLimits() EncodingLimits {
+	return EncodingLimits{
+		HashEntries: c.hashMaxEntries.Load(), HashValue: c.hashMaxValue.Load(),
+		SetIntsetEntries: c.setMaxIntset.Load(), SetEntries: c.setMaxEntries.Load(), SetValue: c.setMaxValue.Load(),
+		ZSetEntries: c.zsetMaxEntries.Load(), ZSetValue: c.zsetMaxValue.Load(),
+	}
+}
+
+// EncodingLimitNames are the settings EncodingLimits reads.
+var EncodingLimitNames = []string{
+	"hash-max-listpack-entries", "hash-max-listpack-value",
+	"set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
+	"zset-max-listpack-entries", "zset-max-listpack-value",
+}
 
 // MemberFilterSize returns the memory for the store's member filters in
 // bytes.

@@ -29,6 +29,10 @@ func TestGet(t *testing.T) {
 		{"cache-size", "1073741824"},
 		{"databases", "16"},
 		{"dir", absDir},
+		{"hash-max-listpack-entries", "512"},
+		{"hash-max-ziplist-entries", "512"},
+		{"hash-max-listpack-value", "64"},
+		{"hash-max-ziplist-value", "64"},
 		{"hz", "10"},
 		{"key-cache-size", "67108864"},
 		{"latency-tracking", "yes"},
@@ -44,8 +48,15 @@ func TestGet(t *testing.T) {
 		{"proto-max-bulk-len", "536870912"},
 		{"requirepass", ""},
 		{"save", ""},
+		{"set-max-intset-entries", "512"},
+		{"set-max-listpack-entries", "128"},
+		{"set-max-listpack-value", "64"},
 		{"tcp-keepalive", "300"},
 		{"timeout", "0"},
+		{"zset-max-listpack-entries", "128"},
+		{"zset-max-ziplist-entries", "128"},
+		{"zset-max-listpack-value", "64"},
+		{"zset-max-ziplist-value", "64"},
 	}
 	tests := []struct {
 		patterns []string
@@ -60,8 +71,12 @@ func TestGet(t *testing.T) {
 		{[]string{"PO*"}, [][2]string{{"port", "6379"}}},
 		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
-		{[]string{"*max*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
-		{[]string{"[bh]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
+		{[]string{"[mp][ar][xo][ct][lo]*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"[bh][iz]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
+		// A setting with an alias answers to both names, each once.
+		{[]string{"hash-max-*-entries"}, [][2]string{{"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"}}},
+		{[]string{"ZSET-MAX-ZIPLIST-VALUE"}, [][2]string{{"ZSET-MAX-ZIPLIST-VALUE", "64"}}},
+		{[]string{"zset-max-ziplist-value", "zset-max-*-value"}, [][2]string{{"zset-max-ziplist-value", "64"}, {"zset-max-listpack-value", "64"}}},
 		{[]string{"?z"}, [][2]string{{"hz", "10"}}},
 		{[]string{"timeout", "tcp-keepalive", "timeout"}, [][2]string{{"timeout", "0"}, {"tcp-keepalive", "300"}}},
 		{[]string{"nosuch"}, nil},
@@ -159,6 +174,12 @@ func TestSet(t *testing.T) {
 			err: "ERR CONFIG SET failed (possibly related to argument 'pidfile') - can't set immutable config"},
 		{name: "duplicate", pairs: [][2]string{{"timeout", "1"}, {"TIMEOUT", "2"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'TIMEOUT') - duplicate parameter"},
+		{name: "alias twice", pairs: [][2]string{{"zset-max-ziplist-entries", "1"}, {"ZSET-MAX-ZIPLIST-ENTRIES", "2"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'ZSET-MAX-ZIPLIST-ENTRIES') - duplicate parameter"},
+		{name: "limit below 0", pairs: [][2]string{{"set-max-intset-entries", "-1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'set-max-intset-entries') - argument must be between 0 and 9223372036854775807 inclusive"},
+		{name: "limit not a memory value", pairs: [][2]string{{"hash-max-ziplist-value", "-1"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'hash-max-listpack-value') - argument must be a memory value"},
 		{name: "bad value names the setting", pairs: [][2]string{{"TIMEOUT", "x"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"},
 		{name: "enum", pairs: [][2]string{{"appendfsync", "foo"}},
@@ -223,6 +244,22 @@ func TestSet(t *testing.T) {
 				t.Errorf("after Set:\n got %+v\nwant %+v", got, want)
 			}
 		})
+	}
+}
+
+// A setting and its alias may be set together, as in Redis: the later
+// value stays, under both names.
+func TestSetAlias(t *testing.T) {
+	c := Default()
+	if err := c.Set([][2]string{{"hash-max-ziplist-entries", "5"}, {"hash-max-listpack-entries", "6"}, {"zset-max-ziplist-value", "1k"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"hash-max-listpack-entries", "6"}, {"hash-max-ziplist-entries", "6"}, {"zset-max-listpack-value", "1000"}}
+	if got := c.Get("hash-max-*-entries", "zset-max-listpack-value"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Get = %q; want %q", got, want)
+	}
+	if got := c.EncodingLimits(); got.HashEntries != 6 || got.ZSetValue != 1000 || got.SetIntsetEntries != 512 {
+		t.Errorf("EncodingLimits = %+v", got)
 	}
 }
 

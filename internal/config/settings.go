@@ -34,7 +34,10 @@ type value struct {
 // setting describes one configuration parameter. The table of settings is
 // fixed at compile time; the values live in Config.
 type setting struct {
-	name    string
+	name string
+	// alias is a second name the setting answers to, as Redis 7 keeps the
+	// ziplist names of the listpack limits ("" for none).
+	alias   string
 	kind    kind
 	mutable bool
 	// min and max bound kindInt and kindMemory values, as Redis's
@@ -141,6 +144,21 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.dir },
 	},
 	{
+		// The encoding limits below decide what OBJECT ENCODING reports for
+		// a collection, which ones HSCAN, SSCAN and ZSCAN return whole in
+		// one call, and whether a sorted set keeps a score's -0, as they do
+		// in Redis. Cairn stores every collection as records whatever its
+		// size, so they change no storage.
+		name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 512},
+		num: func(c *Config) *atomic.Int64 { return &c.hashMaxEntries },
+	},
+	{
+		name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 64},
+		num: func(c *Config) *atomic.Int64 { return &c.hashMaxValue },
+	},
+	{
 		name: "hz", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, clampMin: 1, clampMax: 500, def: value{n: 10},
 		num: func(c *Config) *atomic.Int64 { return &c.hz },
@@ -238,6 +256,21 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.save },
 	},
 	{
+		name: "set-max-intset-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 512},
+		num: func(c *Config) *atomic.Int64 { return &c.setMaxIntset },
+	},
+	{
+		name: "set-max-listpack-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.setMaxEntries },
+	},
+	{
+		name: "set-max-listpack-value", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 64},
+		num: func(c *Config) *atomic.Int64 { return &c.setMaxValue },
+	},
+	{
 		name: "tcp-keepalive", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, def: value{n: 300},
 		num: func(c *Config) *atomic.Int64 { return &c.tcpKeepAlive },
@@ -247,13 +280,23 @@ var settings = []*setting{
 		min: 0, max: math.MaxInt32, def: value{n: 0},
 		num: func(c *Config) *atomic.Int64 { return &c.timeout },
 	},
+	{
+		name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.zsetMaxEntries },
+	},
+	{
+		name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 64},
+		num: func(c *Config) *atomic.Int64 { return &c.zsetMaxValue },
+	},
 }
 
 // lookup finds a setting by name, ignoring ASCII case as Redis's config
 // dictionary does.
 func lookup(name string) *setting {
 	for _, s := range settings {
-		if asciiEqualFold(s.name, name) {
+		if asciiEqualFold(s.name, name) || s.alias != "" && asciiEqualFold(s.alias, name) {
 			return s
 		}
 	}

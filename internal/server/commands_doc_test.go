@@ -26,7 +26,7 @@ var commandNotes = map[string]string{
 	"zcount":          "O(members counted), where Redis is O(log N).",
 	"zlexcount":       "O(members counted), where Redis is O(log N).",
 	"blpop":           "A woken client takes from the first ready key in argument order (as Redis 7.2).",
-	"object|encoding": "Reports the encoding Redis 7 would use at the current size; Cairn's layout on disk is the same for every size.",
+	"object|encoding": "Reports the encoding Redis 7 would use for the current contents under the encoding limits (hash-max-listpack-entries and the rest); Cairn's layout on disk is the same for every size.",
 	"object|freq":     "Replies as Redis does under its default maxmemory-policy (no LFU tracking).",
 	"object|refcount": "2147483647 for the integers 0–9999 (shared in Redis), otherwise 1.",
 	"object|idletime": "Approximate: access times live in a fixed in-memory table of 65,536 slots, so keys sharing a slot can report too small an idle time; reset by a restart.",

@@ -1158,7 +1158,7 @@ func TestConfigGet(t *testing.T) {
 		{[]string{"h?"}, [][2]string{{"hz", "100"}}},
 		{[]string{"timeout", "hz"}, [][2]string{{"timeout", "0"}, {"hz", "100"}}},
 		// Each parameter once, however many patterns match it.
-		{[]string{"hz", "h*", "hz"}, [][2]string{{"hz", "100"}}},
+		{[]string{"hz", "h?", "hz"}, [][2]string{{"hz", "100"}}},
 		{[]string{"nosuch"}, nil},
 		{[]string{"nosuch*"}, nil},
 	}

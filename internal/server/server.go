@@ -107,6 +107,13 @@ func New(o Options) *Server {
 			s.register(&group[i])
 		}
 	}
+	// The collections' encoding limits follow the configuration.
+	if s.st != nil {
+		s.applyEncodingLimits()
+		for _, name := range config.EncodingLimitNames {
+			s.cfg.OnChange(name, func(string) { s.applyEncodingLimits() })
+		}
+	}
 	// A new idle timeout applies to clients already waiting for input too.
 	s.cfg.OnChange("timeout", func(string) {
 		t := s.cfg.Timeout()
@@ -115,6 +122,11 @@ func New(o Options) *Server {
 		}
 	})
 	return s
+}
+
+// applyEncodingLimits hands the configured encoding limits to the store.
+func (s *Server) applyEncodingLimits() {
+	s.st.SetEncodingLimits(store.EncodingLimits(s.cfg.EncodingLimits()))
 }
 
 func newRunID() string {

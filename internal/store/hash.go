@@ -29,13 +29,6 @@ import (
 // Meta.Size counts records, expired ones included, so that Check can
 // compare it with the sub-keys; HLEN subtracts the expired ones.
 
-// Redis 7's listpack limits (hash-max-listpack-entries and
-// hash-max-listpack-value), for OBJECT ENCODING.
-const (
-	hashListpackEntries = 128
-	hashListpackValue   = 64
-)
-
 // HashEntry is one field of a hash and its value.
 type HashEntry struct {
 	Field, Value []byte
@@ -1081,10 +1074,6 @@ type HScanArgs struct {
 	NoValues bool
 }
 
-// hashScanWhole is the size up to which HSCAN returns the whole hash in one
-// call, as Redis does for its listpack-encoded hashes.
-const hashScanWhole = hashListpackEntries
-
 // HScan returns the live fields of a hash from cursor on, and the cursor to
 // continue with (0 when done).
 //
@@ -1131,7 +1120,8 @@ func (tx *Tx) HScan(db int, key []byte, cursor uint64, a HScanArgs) (uint64, []H
 		out.add(f, v)
 		return nil
 	}
-	if m.Size <= hashScanWhole {
+	// Redis returns a listpack-encoded hash whole in one call.
+	if !over(m.Size, tx.limits().HashEntries) {
 		for ok := it.First(); ok; ok = it.Next() {
 			if err := emit(); err != nil {
 				return 0, nil, err
@@ -1148,18 +1138,19 @@ func (tx *Tx) HScan(db int, key []byte, cursor uint64, a HScanArgs) (uint64, []H
 
 // --- OBJECT ENCODING ----------------------------------------------------------
 
-// HashEncoding is OBJECT ENCODING for a hash key, by Redis 7's default
-// thresholds: "listpack" while it has at most 128 fields and every field
-// and value is at most 64 bytes ("listpackex" when some field has a
-// deadline, as Redis 7.4 reports), else "hashtable". It reads at most 128
-// fields. Redis never converts a hash back to a listpack; Cairn reports what
+// HashEncoding is OBJECT ENCODING for a hash key: "listpack" while it has
+// at most hash-max-listpack-entries fields and every field and value is at
+// most hash-max-listpack-value bytes ("listpackex" when some field has a
+// deadline, as Redis 7.4 reports), else "hashtable". It reads at most
+// hash-max-listpack-entries fields. Redis never converts a hash back to a listpack; Cairn reports what
 // the current contents would be encoded as.
 func (tx *Tx) HashEncoding(db int, key []byte) (string, bool, error) {
 	m, ok, err := tx.typedMeta(db, key, encoding.TypeHash)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	if m.Size > hashListpackEntries {
+	lim := tx.limits()
+	if over(m.Size, lim.HashEntries) {
 		return "hashtable", true, nil
 	}
 	small := "listpack"
@@ -1176,7 +1167,7 @@ func (tx *Tx) HashEncoding(db int, key []byte) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("hash %q: %w", key, err)
 		}
-		if len(it.Key())-len(p) > hashListpackValue || len(v) > hashListpackValue {
+		if over(len(it.Key())-len(p), lim.HashValue) || over(len(v), lim.HashValue) {
 			return "hashtable", true, it.Error()
 		}
 	}

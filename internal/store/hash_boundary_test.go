@@ -176,7 +176,7 @@ func TestHashFieldDeadlineAtNow(t *testing.T) {
 	for _, size := range []struct {
 		name    string
 		bigFill int
-	}{{"small", 0}, {"big", hashListpackEntries + 10}} {
+	}{{"small", 0}, {"big", int(DefaultEncodingLimits().HashEntries) + 10}} {
 		fill = size.bigFill
 		for col, ahead := range boundaryAheads {
 			keys := make([]string, len(tests))

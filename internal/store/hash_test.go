@@ -582,9 +582,9 @@ func hashScanAll(t *testing.T, s *Store, key string, a HScanArgs, between func(c
 
 func TestHashScanSmallHashInOneCall(t *testing.T) {
 	s, _ := openHashStore(t)
-	fillHash(t, s, "h", hashScanWhole, "f")
+	fillHash(t, s, "h", int(DefaultEncodingLimits().HashEntries), "f")
 	seen, calls := hashScanAll(t, s, "h", HScanArgs{Count: 1}, nil)
-	if calls != 1 || len(seen) != hashScanWhole {
+	if calls != 1 || len(seen) != int(DefaultEncodingLimits().HashEntries) {
 		t.Fatalf("%d calls, %d fields", calls, len(seen))
 	}
 	seen, _ = hashScanAll(t, s, "h", HScanArgs{Count: 1, Pattern: []byte("f000001*")}, nil)
@@ -766,18 +766,32 @@ func TestHashEncoding(t *testing.T) {
 		ttl   bool
 		n     int
 		want  string
+		// limits changes the encoding limits (CONFIG SET) first.
+		limits func(*EncodingLimits)
 	}{
-		{"small", []string{"a", "1"}, false, 0, "listpack"},
-		{"64-byte value", []string{"a", string(bytes.Repeat([]byte("x"), 64))}, false, 0, "listpack"},
-		{"65-byte value", []string{"a", string(bytes.Repeat([]byte("x"), 65))}, false, 0, "hashtable"},
-		{"65-byte field", []string{string(bytes.Repeat([]byte("x"), 65)), "1"}, false, 0, "hashtable"},
-		{"field deadlines", []string{"a", "1"}, true, 0, "listpackex"},
-		{"128 fields", nil, false, 128, "listpack"},
-		{"129 fields", nil, false, 129, "hashtable"},
+		{"small", []string{"a", "1"}, false, 0, "listpack", nil},
+		{"64-byte value", []string{"a", string(bytes.Repeat([]byte("x"), 64))}, false, 0, "listpack", nil},
+		{"65-byte value", []string{"a", string(bytes.Repeat([]byte("x"), 65))}, false, 0, "hashtable", nil},
+		{"65-byte field", []string{string(bytes.Repeat([]byte("x"), 65)), "1"}, false, 0, "hashtable", nil},
+		{"field deadlines", []string{"a", "1"}, true, 0, "listpackex", nil},
+		{"512 fields", nil, false, 512, "listpack", nil},
+		{"513 fields", nil, false, 513, "hashtable", nil},
+		{"entries 3, 3 fields", nil, false, 3, "listpack", func(l *EncodingLimits) { l.HashEntries = 3 }},
+		{"entries 3, 4 fields", nil, false, 4, "hashtable", func(l *EncodingLimits) { l.HashEntries = 3 }},
+		{"entries 0", []string{"a", "1"}, false, 0, "hashtable", func(l *EncodingLimits) { l.HashEntries = 0 }},
+		{"value 1, 1-byte value", []string{"a", "1"}, false, 0, "listpack", func(l *EncodingLimits) { l.HashValue = 1 }},
+		{"value 1, 2-byte value", []string{"a", "12"}, false, 0, "hashtable", func(l *EncodingLimits) { l.HashValue = 1 }},
+		{"value 1, 2-byte field", []string{"ab", "1"}, false, 0, "hashtable", func(l *EncodingLimits) { l.HashValue = 1 }},
+		{"value 100, 65-byte value", []string{"a", string(bytes.Repeat([]byte("x"), 65))}, false, 0, "listpack", func(l *EncodingLimits) { l.HashValue = 100 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, clock := openHashStore(t)
+			if tc.limits != nil {
+				l := DefaultEncodingLimits()
+				tc.limits(&l)
+				s.SetEncodingLimits(l)
+			}
 			if tc.n > 0 {
 				fillHash(t, s, "h", tc.n, "f")
 			} else {
@@ -1287,7 +1301,7 @@ func FuzzHashScanCursor(f *testing.F) {
 		parts := bytes.Split(names, []byte{0})
 		want := map[string]bool{}
 		var pairs [][]byte
-		for i := range hashScanWhole + 1 + int(n) {
+		for i := range int(DefaultEncodingLimits().HashEntries) + 1 + int(n) {
 			f := append(bytes.Clone(parts[i%len(parts)]), strconv.Itoa(i/len(parts))...)
 			want[string(f)] = true
 			pairs = append(pairs, f, []byte("v"))

@@ -24,15 +24,6 @@ import (
 // metadata's size, and everything else is a range or a seek inside the
 // set's prefix.
 
-// Redis 7.2's set encodings (set-max-intset-entries,
-// set-max-listpack-entries, set-max-listpack-value), for OBJECT ENCODING and
-// for SSCAN, which returns a set so encoded whole in one call as Redis does.
-const (
-	setIntsetEntries   = 512
-	setListpackEntries = 128
-	setListpackValue   = 64
-)
-
 // setReadAll is the size up to which SRANDMEMBER (and SPOP with a count)
 // read the whole set and draw from it exactly; bigger sets are sampled (see
 // setSampler). SPOP without a count draws from a batch (see setPopNext).
@@ -1914,12 +1905,14 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 			out.add(m)
 		}
 	}
-	if c.Meta.Size <= setIntsetEntries {
+	// Redis returns an intset or listpack-encoded set whole in one call.
+	lim := tx.limits()
+	if !over(c.Meta.Size, lim.setCompactMax()) {
 		all, err := tx.setAll(c)
 		if err != nil {
 			return 0, nil, err
 		}
-		if setCompact(all) {
+		if enc := setEncodingOf(all, lim); enc != "hashtable" {
 			for _, m := range all {
 				keep(m)
 			}
@@ -1976,17 +1969,11 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 	return 0, out.out, it.Error()
 }
 
-// setCompact reports whether Redis 7.2 would encode a set of these members
-// as an intset or a listpack.
-func setCompact(all [][]byte) bool {
-	enc := setEncodingOf(all)
-	return enc == "intset" || enc == "listpack"
-}
-
-func setEncodingOf(all [][]byte) string {
-	if len(all) > setIntsetEntries {
-		return "hashtable"
-	}
+// setEncodingOf is how Redis 7.2 encodes a set of these members: an intset
+// while they are all integers and at most set-max-intset-entries, else a
+// listpack while at most set-max-listpack-entries of at most
+// set-max-listpack-value bytes, else a hashtable.
+func setEncodingOf(all [][]byte, lim *EncodingLimits) string {
 	ints, longest := true, 0
 	for _, m := range all {
 		if ints {
@@ -1995,9 +1982,9 @@ func setEncodingOf(all [][]byte) string {
 		longest = max(longest, len(m))
 	}
 	switch {
-	case ints:
+	case ints && !over(len(all), lim.SetIntsetEntries):
 		return "intset"
-	case len(all) <= setListpackEntries && longest <= setListpackValue:
+	case !over(len(all), lim.SetEntries) && !over(longest, lim.SetValue):
 		return "listpack"
 	}
 	return "hashtable"
@@ -2005,11 +1992,10 @@ func setEncodingOf(all [][]byte) string {
 
 // --- OBJECT ENCODING -----------------------------------------------------------
 
-// SetEncoding is OBJECT ENCODING for a set key, by Redis 7.2's default
-// thresholds: "intset" while it has at most 512 members that are all
-// integers, else "listpack" while it has at most 128 members of at most 64
-// bytes, else "hashtable" (Redis 7.0, which has no set listpack, says
-// "hashtable" for those). It reads at most 512 members. Redis never
+// SetEncoding is OBJECT ENCODING for a set key, by Redis 7.2's rules (see
+// setEncodingOf; Redis 7.0, which has no set listpack, says "hashtable"
+// where 7.2 says "listpack"). It reads at most as many members as the
+// larger of set-max-intset-entries and set-max-listpack-entries. Redis never
 // converts a set back to a smaller encoding; Cairn reports what the
 // current members would be encoded as.
 func (tx *Tx) SetEncoding(db int, key []byte) (string, bool, error) {
@@ -2017,12 +2003,13 @@ func (tx *Tx) SetEncoding(db int, key []byte) (string, bool, error) {
 	if err != nil || !c.Exists {
 		return "", false, err
 	}
-	if c.Meta.Size > setIntsetEntries {
+	lim := tx.limits()
+	if over(c.Meta.Size, lim.setCompactMax()) {
 		return "hashtable", true, nil
 	}
 	all, err := tx.setAll(c)
 	if err != nil {
 		return "", false, err
 	}
-	return setEncodingOf(all), true, nil
+	return setEncodingOf(all, lim), true, nil
 }

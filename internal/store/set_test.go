@@ -975,20 +975,32 @@ func TestSetEncoding(t *testing.T) {
 		name string
 		ms   []string
 		want string
+		// limits changes the encoding limits (CONFIG SET) first.
+		limits func(*EncodingLimits)
 	}{
-		{"intset", ints(10), "intset"},
-		{"intset at 512", ints(512), "intset"},
-		{"ints past 512", ints(513), "hashtable"},
-		{"not canonical ints", []string{"1", "01"}, "listpack"},
-		{"listpack", []string{"a", "1"}, "listpack"},
-		{"listpack at 128", append(ints(127), "x"), "listpack"},
-		{"past 128", append(ints(128), "x"), "hashtable"},
-		{"64-byte member", []string{strings.Repeat("a", 64)}, "listpack"},
-		{"65-byte member", []string{strings.Repeat("a", 65)}, "hashtable"},
+		{"intset", ints(10), "intset", nil},
+		{"intset at 512", ints(512), "intset", nil},
+		{"ints past 512", ints(513), "hashtable", nil},
+		{"not canonical ints", []string{"1", "01"}, "listpack", nil},
+		{"listpack", []string{"a", "1"}, "listpack", nil},
+		{"listpack at 128", append(ints(127), "x"), "listpack", nil},
+		{"past 128", append(ints(128), "x"), "hashtable", nil},
+		{"64-byte member", []string{strings.Repeat("a", 64)}, "listpack", nil},
+		{"65-byte member", []string{strings.Repeat("a", 65)}, "hashtable", nil},
+		// Ints past set-max-intset-entries go to a listpack when they fit.
+		{"intset entries 2, 3 ints", ints(3), "listpack", func(l *EncodingLimits) { l.SetIntsetEntries = 2 }},
+		{"intset entries 0, listpack entries 0", ints(1), "hashtable", func(l *EncodingLimits) { l.SetIntsetEntries, l.SetEntries = 0, 0 }},
+		{"listpack entries 600, 550 ints", ints(550), "listpack", func(l *EncodingLimits) { l.SetEntries = 600 }},
+		{"listpack value 1", []string{"a", "bc"}, "hashtable", func(l *EncodingLimits) { l.SetValue = 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := openTestStore(t)
+			if tt.limits != nil {
+				l := DefaultEncodingLimits()
+				tt.limits(&l)
+				s.SetEncodingLimits(l)
+			}
 			setAddAll(t, s, "s", tt.ms)
 			got := readTx(t, s, func(tx *Tx) (string, error) {
 				e, ok, err := tx.SetEncoding(0, []byte("s"))

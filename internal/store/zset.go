@@ -61,13 +61,6 @@ import (
 // number (inf + -inf).
 const ErrScoreNaN Error = "ERR resulting score is not a number (NaN)"
 
-// Redis 7's listpack limits for sorted sets (zset-max-listpack-entries and
-// zset-max-listpack-value), for OBJECT ENCODING and ZSCAN.
-const (
-	zsetListpackEntries = 128
-	zsetListpackValue   = 64
-)
-
 // ZMember is one member of a sorted set and its score.
 type ZMember struct {
 	Member []byte
@@ -345,7 +338,7 @@ func (z *zwriter) score(member []byte) (float64, bool, error) {
 
 // put writes both records of a member new to the set.
 func (z *zwriter) put(member []byte, score float64) error {
-	if len(member) > zsetListpackValue {
+	if over(len(member), z.tx.limits().ZSetValue) {
 		z.longMember = zyes
 	}
 	score, err := z.storedScore(member, score, true)
@@ -398,27 +391,30 @@ func (z *zwriter) writeScore(member []byte, score float64) error {
 // keepNegZero reports whether a -0 score written now for member keeps its
 // sign. Redis keeps it only in a set it holds as a skiplist: its listpack
 // stores a score that is a whole number as an integer, and -0 passes that
-// test as 0. A set is a listpack until it exceeds 128 members or gains a
-// member longer than 64 bytes (the member being added counts: Redis
+// test as 0. A set is a listpack until it exceeds zset-max-listpack-entries
+// members or gains a member longer than zset-max-listpack-value bytes (the
+// member being added counts: Redis
 // converts before inserting it); Cairn judges by the current contents, as
 // ZSetEncoding does, where Redis would remember a set that has shrunk back.
 // adding says member is new to the set.
 func (z *zwriter) keepNegZero(member []byte, adding bool) (bool, error) {
+	lim := z.tx.limits()
 	switch {
 	case z.skiplist != zunknown:
 		return z.skiplist == zyes, nil
-	case len(member) > zsetListpackValue:
+	case over(len(member), lim.ZSetValue):
 		return true, nil
 	}
 	size := z.c.Meta.Size
 	if adding {
 		size++
 	}
-	if size > zsetListpackEntries {
+	if over(size, lim.ZSetEntries) {
 		return true, nil
 	}
 	if z.longMember == zunknown {
-		// At most 128 members to look at, and only when a -0 is written.
+		// At most zset-max-listpack-entries members to look at, and only
+		// when a -0 is written.
 		z.longMember = zno
 		it, err := z.tx.iter(z.c, encoding.FamilySub, nil, nil)
 		if err != nil {
@@ -426,7 +422,7 @@ func (z *zwriter) keepNegZero(member []byte, adding bool) (bool, error) {
 		}
 		plen := len(z.c.Prefix(encoding.FamilySub))
 		for ok := it.First(); ok; ok = it.Next() {
-			if len(it.Key())-plen > zsetListpackValue {
+			if over(len(it.Key())-plen, lim.ZSetValue) {
 				z.longMember = zyes
 				break
 			}
@@ -825,18 +821,20 @@ func (tx *Tx) zstore(db int, dst []byte, ms []ZMember, build zstoreBuild) (int64
 		return 0, err
 	}
 	z := &zwriter{tx: tx, c: c, skiplist: zno}
+	lim := tx.limits()
+	long := func(m ZMember) bool { return over(len(m.Member), lim.ZSetValue) }
 	switch build {
 	case zstoreWhole:
-		if len(ms) > zsetListpackEntries || slices.ContainsFunc(ms, func(m ZMember) bool { return len(m.Member) > zsetListpackValue }) {
+		if over(len(ms), lim.ZSetEntries) || slices.ContainsFunc(ms, long) {
 			z.skiplist = zyes
 		}
 	case zstoreSized:
-		if len(ms) > zsetListpackEntries {
+		if over(len(ms), lim.ZSetEntries) {
 			z.skiplist = zyes
 		}
 	}
 	for i, m := range ms {
-		if build != zstoreWhole && (i >= zsetListpackEntries || len(m.Member) > zsetListpackValue) {
+		if build != zstoreWhole && (over(i+1, lim.ZSetEntries) || long(m)) {
 			z.skiplist = zyes
 		}
 		if err := z.put(m.Member, m.Score); err != nil {
@@ -1670,7 +1668,7 @@ func (tx *Tx) ZRandMembers(db int, key []byte, count int64) ([]ZMember, error) {
 		slices.Sort(ranks)
 	}
 	ms, err := v.atRanks(ranks)
-	if err == nil && n > zsetListpackEntries {
+	if err == nil && over(n, tx.limits().ZSetEntries) {
 		rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 	}
 	return ms, err
@@ -2167,10 +2165,11 @@ func (tx *Tx) ZScan(db int, key []byte, cursor uint64, a ZScanArgs) (uint64, []Z
 		out.add(m, s)
 		return nil
 	}
-	if v.m.Size <= zsetListpackEntries {
+	// Redis returns a listpack-encoded sorted set whole in one call.
+	if lim := tx.limits(); !over(v.m.Size, lim.ZSetEntries) {
 		small := true
 		for ok := it.First(); ok; ok = it.Next() {
-			if len(it.Key())-len(p) > zsetListpackValue {
+			if over(len(it.Key())-len(p), lim.ZSetValue) {
 				small = false
 				break
 			}
@@ -2193,9 +2192,10 @@ func (tx *Tx) ZScan(db int, key []byte, cursor uint64, a ZScanArgs) (uint64, []Z
 
 // --- OBJECT ENCODING -----------------------------------------------------------
 
-// ZSetEncoding is OBJECT ENCODING for a sorted set, by Redis 7's default
-// thresholds: "listpack" while it has at most 128 members of at most 64
-// bytes each, else "skiplist". It reads at most 128 members. Redis never
+// ZSetEncoding is OBJECT ENCODING for a sorted set: "listpack" while it has
+// at most zset-max-listpack-entries members of at most
+// zset-max-listpack-value bytes each, else "skiplist". It reads at most
+// zset-max-listpack-entries members. Redis never
 // converts a sorted set back to a listpack; Cairn reports what the current
 // contents would be encoded as.
 func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
@@ -2203,7 +2203,8 @@ func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
 	if err != nil || v == nil {
 		return "", false, err
 	}
-	if v.m.Size > zsetListpackEntries {
+	lim := tx.limits()
+	if over(v.m.Size, lim.ZSetEntries) {
 		return "skiplist", true, nil
 	}
 	it, err := v.r.NewIter(v.subPrefix(), encoding.PrefixEnd(v.subPrefix()))
@@ -2212,7 +2213,7 @@ func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
-		if len(it.Key())-len(v.subPrefix()) > zsetListpackValue {
+		if over(len(it.Key())-len(v.subPrefix()), lim.ZSetValue) {
 			return "skiplist", true, it.Error()
 		}
 	}

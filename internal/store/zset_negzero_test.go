@@ -64,7 +64,7 @@ func checkZSetSigns(t *testing.T, s *Store, key string) {
 }
 
 func TestZSetNegZeroIsKeptOnlyPastTheListpackLimits(t *testing.T) {
-	long := string(make([]byte, zsetListpackValue+1))
+	long := string(make([]byte, DefaultEncodingLimits().ZSetValue+1))
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, s *Store)
@@ -72,8 +72,8 @@ func TestZSetNegZeroIsKeptOnlyPastTheListpackLimits(t *testing.T) {
 		want string
 	}{
 		{"small set", func(t *testing.T, s *Store) { zadd(t, s, "z", "b", 1) }, "0"},
-		{"128th member", func(t *testing.T, s *Store) { zaddBig(t, s, "z", zsetListpackEntries-1) }, "0"},
-		{"129th member", func(t *testing.T, s *Store) { zaddBig(t, s, "z", zsetListpackEntries) }, "-0"},
+		{"128th member", func(t *testing.T, s *Store) { zaddBig(t, s, "z", int(DefaultEncodingLimits().ZSetEntries)-1) }, "0"},
+		{"129th member", func(t *testing.T, s *Store) { zaddBig(t, s, "z", int(DefaultEncodingLimits().ZSetEntries)) }, "-0"},
 		{"a long member", func(t *testing.T, s *Store) { zadd(t, s, "z", long, 1) }, "-0"},
 		// Redis would still hold the set as a skiplist; Cairn goes by what
 		// the set holds now, as OBJECT ENCODING does.

@@ -1330,14 +1330,28 @@ func TestZSetEncoding(t *testing.T) {
 		n    int
 		long string
 		want string
+		// entries and value, when not 0, replace the encoding limits.
+		entries, value int64
 	}{
-		{1, "x", "listpack"},
-		{128, "x", "listpack"},
-		{129, "x", "skiplist"},
-		{3, strings.Repeat("y", 64), "listpack"},
-		{3, strings.Repeat("y", 65), "skiplist"},
+		{1, "x", "listpack", 0, 0},
+		{128, "x", "listpack", 0, 0},
+		{129, "x", "skiplist", 0, 0},
+		{3, strings.Repeat("y", 64), "listpack", 0, 0},
+		{3, strings.Repeat("y", 65), "skiplist", 0, 0},
+		{3, "x", "listpack", 3, 0},
+		{4, "x", "skiplist", 3, 0},
+		{3, strings.Repeat("y", 65), "listpack", 0, 65},
+		{3, strings.Repeat("y", 10), "skiplist", 0, 9},
 	} {
 		s, _ := openTestStore(t)
+		l := DefaultEncodingLimits()
+		if tc.entries != 0 {
+			l.ZSetEntries = tc.entries
+		}
+		if tc.value != 0 {
+			l.ZSetValue = tc.value
+		}
+		s.SetEncodingLimits(l)
 		pairs := []any{tc.long, 0}
 		for i := 1; i < tc.n; i++ {
 			pairs = append(pairs, fmt.Sprint(i), i)
