@@ -247,6 +247,17 @@ func (t *Table) All() []*Spec {
 	return slices.Clone(t.sorted)
 }
 
+// List returns what COMMAND LIST answers without a filter: every command in
+// name order, each followed by its subcommands, as Redis lists them.
+func (t *Table) List() []*Spec {
+	out := make([]*Spec, 0, len(t.sorted))
+	for _, s := range t.sorted {
+		out = append(out, s)
+		out = append(out, s.Subcommands...)
+	}
+	return out
+}
+
 // Len returns the number of top-level commands (COMMAND COUNT).
 func (t *Table) Len() int {
 	return len(t.cmds)

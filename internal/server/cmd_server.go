@@ -307,7 +307,7 @@ func cmdCommandDocs(x *ctx) {
 }
 
 func cmdCommandList(x *ctx) {
-	specs := x.srv.table.All()
+	specs := x.srv.table.List()
 	if len(x.args) > 2 {
 		if len(x.args) != 5 || !optIs(x.arg(2), "FILTERBY") {
 			x.syntaxError()

@@ -1332,11 +1332,20 @@ func TestCommandCountListAndInfo(t *testing.T) {
 			if err != nil || n < 50 {
 				t.Fatalf("COMMAND COUNT = %q", count)
 			}
+			// COMMAND LIST names every command and, after each container,
+			// its subcommands, as Redis does.
 			list := rc.do("COMMAND", "LIST")
-			if !strings.HasPrefix(list, "*"+strconv.Itoa(n)+"\r\n") || strings.Contains(list, "|") {
-				t.Errorf("COMMAND LIST does not list the %d top-level commands: %.200q", n, list)
+			subs := 0
+			for _, s := range ts.srv.table.All() {
+				subs += len(s.Subcommands)
 			}
-			for _, name := range []string{"get", "ping", "config", "command", "client", "hello"} {
+			if subs == 0 || !strings.HasPrefix(list, "*"+strconv.Itoa(n+subs)+"\r\n") {
+				t.Errorf("COMMAND LIST does not list the %d commands and %d subcommands: %.200q", n, subs, list)
+			}
+			if !strings.Contains(list, wireBulk("config")+wireBulk("config|get")) {
+				t.Errorf("COMMAND LIST does not follow CONFIG with its subcommands: %.300q", list)
+			}
+			for _, name := range []string{"get", "ping", "config", "command", "client", "hello", "client|list", "object|encoding"} {
 				if !strings.Contains(list, wireBulk(name)) {
 					t.Errorf("COMMAND LIST lacks %s", name)
 				}
