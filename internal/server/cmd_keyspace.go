@@ -18,9 +18,9 @@ func keyspaceCommands() []cmdEntry {
 	return []cmdEntry{
 		withTips(withKeyFlags(def("del", -2, write, all, ks, "generic", "1.0.0", "Deletes one or more keys.", cmdDel), command.KeyRM|del), "request_policy:multi_shard", "response_policy:agg_sum"),
 		withTips(withKeyFlags(def("unlink", -2, write|fast, all, ks, "generic", "4.0.0", "Asynchronously deletes one or more keys.", cmdDel), command.KeyRM|del), "request_policy:multi_shard", "response_policy:agg_sum"),
-		withTips(def("exists", -2, readonly|fast, all, ks, "generic", "1.0.0", "Determines whether one or more keys exist.", cmdExists), "request_policy:multi_shard", "response_policy:agg_sum"),
+		withTips(def("exists", -2, readonly|fast, all, ks, "generic", "1.0.0", "Determines whether one or more keys exist.", untouched(cmdExists)), "request_policy:multi_shard", "response_policy:agg_sum"),
 		withTips(def("touch", -2, readonly|fast, all, ks, "generic", "3.2.1", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", cmdExists), "request_policy:multi_shard", "response_policy:agg_sum"),
-		def("type", 2, readonly|fast, one, ks, "generic", "1.0.0", "Determines the type of value stored at a key.", cmdType),
+		def("type", 2, readonly|fast, one, ks, "generic", "1.0.0", "Determines the type of value stored at a key.", untouched(cmdType)),
 		withTwoKeySpecs(def("rename", 3, write, keys{1, 2, 1}, ks, "generic", "1.0.0", "Renames a key and overwrites the destination.", cmdRename), rw|acc|del, ow|upd, false),
 		withTwoKeySpecs(def("renamenx", 3, write|fast, keys{1, 2, 1}, ks, "generic", "1.0.0", "Renames a key only when the target key name doesn't exist.", cmdRenameNX), rw|acc|del, ow|ins, false),
 		withTwoKeySpecs(def("copy", -3, write|denyoom, keys{1, 2, 1}, ks, "generic", "6.2.0", "Copies the value of a key to a new key.", cmdCopy), ro|acc, ow|upd, false),
@@ -29,10 +29,10 @@ func keyspaceCommands() []cmdEntry {
 		withKeyFlags(def("pexpire", -3, write|fast, one, ks, "generic", "2.6.0", "Sets the expiration time of a key in milliseconds.", expireCmd(expireUnit{ms: true}, "pexpire")), rw|upd),
 		withKeyFlags(def("expireat", -3, write|fast, one, ks, "generic", "1.2.0", "Sets the expiration time of a key to a Unix timestamp.", expireCmd(expireUnit{absolute: true}, "expireat")), rw|upd),
 		withKeyFlags(def("pexpireat", -3, write|fast, one, ks, "generic", "2.6.0", "Sets the expiration time of a key to a Unix milliseconds timestamp.", expireCmd(expireUnit{ms: true, absolute: true}, "pexpireat")), rw|upd),
-		withTips(withKeyFlags(def("ttl", 2, readonly|fast, one, ks, "generic", "1.0.0", "Returns the expiration time in seconds of a key.", ttlCmd(false, false)), ro|acc), tipOutput),
-		withTips(withKeyFlags(def("pttl", 2, readonly|fast, one, ks, "generic", "2.6.0", "Returns the expiration time in milliseconds of a key.", ttlCmd(true, false)), ro|acc), tipOutput),
-		withKeyFlags(def("expiretime", 2, readonly|fast, one, ks, "generic", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttlCmd(false, true)), ro|acc),
-		withKeyFlags(def("pexpiretime", 2, readonly|fast, one, ks, "generic", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttlCmd(true, true)), ro|acc),
+		withTips(withKeyFlags(def("ttl", 2, readonly|fast, one, ks, "generic", "1.0.0", "Returns the expiration time in seconds of a key.", untouched(ttlCmd(false, false))), ro|acc), tipOutput),
+		withTips(withKeyFlags(def("pttl", 2, readonly|fast, one, ks, "generic", "2.6.0", "Returns the expiration time in milliseconds of a key.", untouched(ttlCmd(true, false))), ro|acc), tipOutput),
+		withKeyFlags(def("expiretime", 2, readonly|fast, one, ks, "generic", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", untouched(ttlCmd(false, true))), ro|acc),
+		withKeyFlags(def("pexpiretime", 2, readonly|fast, one, ks, "generic", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", untouched(ttlCmd(true, true))), ro|acc),
 		withKeyFlags(def("persist", 2, write|fast, one, ks, "generic", "2.2.0", "Removes the expiration time of a key.", cmdPersist), rw|upd),
 		withTips(def("keys", 2, readonly, noKeys, ks|command.CatDangerous, "generic", "1.0.0", "Returns all key names that match a pattern.", cmdKeys), "request_policy:all_shards", tipOutputOrder),
 		withTips(def("scan", -2, readonly, noKeys, ks, "generic", "2.8.0", "Iterates over the key names in the database.", cmdScan), tipOutput, "request_policy:special"),
@@ -42,10 +42,10 @@ func keyspaceCommands() []cmdEntry {
 		withTips(def("flushall", -1, write|command.LockAll, noKeys, ks|command.CatDangerous, "server", "1.0.0", "Removes all keys from all databases.", cmdFlushAll), "request_policy:all_shards", "response_policy:all_succeeded"),
 		def("swapdb", 3, write|fast|command.LockAll, noKeys, ks|command.CatDangerous, "server", "4.0.0", "Swaps two Redis databases.", cmdSwapDB),
 		container("object", "generic", "2.2.3", "A container for object introspection commands.", 0,
-			withTips(def("object|encoding", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the internal encoding of a Redis object.", cmdObjectEncoding), tipOutput),
-			withTips(def("object|freq", 3, readonly, keys{2, 2, 1}, ks, "generic", "4.0.0", "Returns the logarithmic access frequency counter of a Redis object.", cmdObjectFreq), tipOutput),
-			withTips(def("object|idletime", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the time since the last access to a Redis object.", cmdObjectIdleTime), tipOutput),
-			withTips(def("object|refcount", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the reference count of a value of a key.", cmdObjectRefcount), tipOutput),
+			withTips(def("object|encoding", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the internal encoding of a Redis object.", untouched(cmdObjectEncoding)), tipOutput),
+			withTips(def("object|freq", 3, readonly, keys{2, 2, 1}, ks, "generic", "4.0.0", "Returns the logarithmic access frequency counter of a Redis object.", untouched(cmdObjectFreq)), tipOutput),
+			withTips(def("object|idletime", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the time since the last access to a Redis object.", untouched(cmdObjectIdleTime)), tipOutput),
+			withTips(def("object|refcount", 3, readonly, keys{2, 2, 1}, ks, "generic", "2.2.3", "Returns the reference count of a value of a key.", untouched(cmdObjectRefcount)), tipOutput),
 			def("object|help", 2, loading|stale, noKeys, ks, "generic", "6.2.0", "Returns helpful text about the different subcommands.", cmdObjectHelp),
 		),
 	}
@@ -203,6 +203,18 @@ func expireCmd(u expireUnit, name string) handler {
 // ttlCmd is TTL, PTTL, EXPIRETIME and PEXPIRETIME. Second replies round
 // to the nearest second, the absolute ones included, as Redis's
 // ttlGenericCommand does.
+// untouched runs h without counting the keys it looks up as used (OBJECT
+// IDLETIME), as Redis's LOOKUP_NOTOUCH does for TTL, TYPE, EXISTS and
+// OBJECT. The Tx may be shared with the rest of a pipeline, so the
+// default comes back after h.
+func untouched(h handler) handler {
+	return func(x *ctx) {
+		x.tx.SetTouch(false)
+		defer x.tx.SetTouch(true)
+		h(x)
+	}
+}
+
 func ttlCmd(ms, absolute bool) handler {
 	return func(x *ctx) {
 		d, err := x.tx.Deadline(x.db(), x.arg(1))

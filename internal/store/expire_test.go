@@ -176,3 +176,47 @@ func TestSetKeyDeadlineAtNow(t *testing.T) {
 		})
 	}
 }
+
+// A Tx with SetTouch(false) looks keys up without counting them as used,
+// as Redis's TTL, TYPE, EXISTS and OBJECT do; one with the default counts.
+func TestLookupWithoutTouch(t *testing.T) {
+	s, clock := openTestStore(t)
+	k := []byte("k")
+	write(t, s, []string{"k"}, func(tx *Tx) error {
+		_, err := tx.SetString(0, k, []byte("v"), SetArgs{})
+		return err
+	})
+	idle := func() int64 {
+		tx := s.Read(false)
+		defer tx.Close()
+		n, ok, err := tx.IdleTime(0, k)
+		if err != nil || !ok {
+			t.Fatalf("IdleTime: %v %v", ok, err)
+		}
+		return n
+	}
+	clock.advance(5 * time.Second)
+	tx := s.Read(false)
+	tx.SetTouch(false)
+	if _, err := tx.Exists(0, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tx.Lookup(0, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Deadline(0, k); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	if n := idle(); n != 5 {
+		t.Fatalf("idle %d s after untouched lookups, want 5", n)
+	}
+	tx = s.Read(false)
+	if _, err := tx.Exists(0, k); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	if n := idle(); n != 0 {
+		t.Fatalf("idle %d s after a lookup, want 0", n)
+	}
+}

@@ -35,6 +35,8 @@ type Tx struct {
 	// deferSync (set by DeferSync) makes an appendfsync-always commit skip
 	// its own fsync and set SyncPending instead.
 	deferSync bool
+	// noTouch (SetTouch) keeps lookups from counting as uses of a key.
+	noTouch bool
 	// SyncPending reports that Commit wrote under appendfsync always
 	// without syncing: the caller must call Store.SyncWAL before it
 	// acknowledges the write.
@@ -260,6 +262,11 @@ func (s *Store) newTx() *Tx {
 // share one fsync, as Redis syncs its AOF once per event-loop pass. No reply
 // may be sent for a write before that sync succeeds.
 func (tx *Tx) DeferSync() { tx.deferSync = true }
+
+// SetTouch says whether the keys this Tx looks up count as used (OBJECT
+// IDLETIME), which they do by default. Redis's TTL, TYPE, EXISTS and OBJECT
+// look keys up without touching them.
+func (tx *Tx) SetTouch(on bool) { tx.noTouch = !on }
 
 // Writable reports whether the Tx may write.
 func (tx *Tx) Writable() bool { return tx.b != nil }
@@ -557,7 +564,9 @@ func (tx *Tx) meta(db int, key []byte) (encoding.Meta, bool, error) {
 	if err != nil || !found {
 		return encoding.Meta{}, false, err
 	}
-	tx.s.access.touchMetaKey(mk, tx.NowMs)
+	if !tx.noTouch {
+		tx.s.access.touchMetaKey(mk, tx.NowMs)
+	}
 	m, err := encoding.DecodeMeta(raw)
 	if err != nil {
 		return encoding.Meta{}, false, fmt.Errorf("key %q: %w", key, err)
