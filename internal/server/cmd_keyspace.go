@@ -200,9 +200,6 @@ func expireCmd(u expireUnit, name string) handler {
 	}
 }
 
-// ttlCmd is TTL, PTTL, EXPIRETIME and PEXPIRETIME. Second replies round
-// to the nearest second, the absolute ones included, as Redis's
-// ttlGenericCommand does.
 // untouched runs h without counting the keys it looks up as used (OBJECT
 // IDLETIME), as Redis's LOOKUP_NOTOUCH does for TTL, TYPE, EXISTS and
 // OBJECT. The Tx may be shared with the rest of a pipeline, so the
@@ -215,6 +212,9 @@ func untouched(h handler) handler {
 	}
 }
 
+// ttlCmd is TTL, PTTL, EXPIRETIME and PEXPIRETIME. Second replies round
+// to the nearest second, the absolute ones included, as Redis's
+// ttlGenericCommand does.
 func ttlCmd(ms, absolute bool) handler {
 	return func(x *ctx) {
 		d, err := x.tx.Deadline(x.db(), x.arg(1))

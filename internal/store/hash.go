@@ -1142,8 +1142,8 @@ func (tx *Tx) HScan(db int, key []byte, cursor uint64, a HScanArgs) (uint64, []H
 // at most hash-max-listpack-entries fields and every field and value is at
 // most hash-max-listpack-value bytes ("listpackex" when some field has a
 // deadline, as Redis 7.4 reports), else "hashtable". It reads at most
-// hash-max-listpack-entries fields. Redis never converts a hash back to a listpack; Cairn reports what
-// the current contents would be encoded as.
+// hash-max-listpack-entries fields. Redis never converts a hash back to a
+// listpack; Cairn reports what the current contents would be encoded as.
 func (tx *Tx) HashEncoding(db int, key []byte) (string, bool, error) {
 	m, ok, err := tx.typedMeta(db, key, encoding.TypeHash)
 	if err != nil || !ok {

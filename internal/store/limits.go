@@ -35,6 +35,6 @@ func (tx *Tx) limits() *EncodingLimits { return tx.s.limits.Load() }
 func (l *EncodingLimits) setCompactMax() int64 { return max(l.SetIntsetEntries, l.SetEntries) }
 
 // over reports whether n exceeds limit (never negative).
-func over[N int | int64 | uint32 | uint64](n N, limit int64) bool {
+func over[N int | uint64](n N, limit int64) bool {
 	return uint64(n) > uint64(limit)
 }

@@ -1912,7 +1912,7 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 		if err != nil {
 			return 0, nil, err
 		}
-		if enc := setEncodingOf(all, lim); enc != "hashtable" {
+		if setEncodingOf(all, lim) != "hashtable" {
 			for _, m := range all {
 				keep(m)
 			}
@@ -1972,7 +1972,10 @@ func (tx *Tx) SScan(db int, key []byte, cursor uint64, a SScanArgs) (uint64, [][
 // setEncodingOf is how Redis 7.2 encodes a set of these members: an intset
 // while they are all integers and at most set-max-intset-entries, else a
 // listpack while at most set-max-listpack-entries of at most
-// set-max-listpack-value bytes, else a hashtable.
+// set-max-listpack-value bytes, else a hashtable. Integers that outgrow an
+// intset go to a hashtable, as Redis's maybeConvertIntset converts them,
+// unless set-max-intset-entries is 0: then no set starts as an intset, and
+// Redis creates a listpack instead.
 func setEncodingOf(all [][]byte, lim *EncodingLimits) string {
 	ints, longest := true, 0
 	for _, m := range all {
@@ -1984,6 +1987,8 @@ func setEncodingOf(all [][]byte, lim *EncodingLimits) string {
 	switch {
 	case ints && !over(len(all), lim.SetIntsetEntries):
 		return "intset"
+	case ints && lim.SetIntsetEntries > 0:
+		return "hashtable"
 	case !over(len(all), lim.SetEntries) && !over(longest, lim.SetValue):
 		return "listpack"
 	}

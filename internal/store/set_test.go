@@ -987,10 +987,12 @@ func TestSetEncoding(t *testing.T) {
 		{"past 128", append(ints(128), "x"), "hashtable", nil},
 		{"64-byte member", []string{strings.Repeat("a", 64)}, "listpack", nil},
 		{"65-byte member", []string{strings.Repeat("a", 65)}, "hashtable", nil},
-		// Ints past set-max-intset-entries go to a listpack when they fit.
-		{"intset entries 2, 3 ints", ints(3), "listpack", func(l *EncodingLimits) { l.SetIntsetEntries = 2 }},
+		// Ints past set-max-intset-entries go to a hashtable, even where a
+		// listpack would hold them; with no intsets at all, to a listpack.
+		{"intset entries 2, 3 ints", ints(3), "hashtable", func(l *EncodingLimits) { l.SetIntsetEntries = 2 }},
+		{"listpack entries 600, 550 ints", ints(550), "hashtable", func(l *EncodingLimits) { l.SetEntries = 600 }},
+		{"intset entries 0, 3 ints", ints(3), "listpack", func(l *EncodingLimits) { l.SetIntsetEntries = 0 }},
 		{"intset entries 0, listpack entries 0", ints(1), "hashtable", func(l *EncodingLimits) { l.SetIntsetEntries, l.SetEntries = 0, 0 }},
-		{"listpack entries 600, 550 ints", ints(550), "listpack", func(l *EncodingLimits) { l.SetEntries = 600 }},
 		{"listpack value 1", []string{"a", "bc"}, "hashtable", func(l *EncodingLimits) { l.SetValue = 1 }},
 	}
 	for _, tt := range tests {

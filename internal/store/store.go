@@ -79,9 +79,6 @@ type Options struct {
 	// hashes, sets and sorted sets created since the store opened (see
 	// memberFilters); 0 means none.
 	MemberFilterSize int64
-	// EncodingLimits are the collections' encoding limits; nil means
-	// DefaultEncodingLimits.
-	EncodingLimits *EncodingLimits
 }
 
 // Store is an open data model over an engine.
@@ -176,11 +173,7 @@ func Open(eng engine.Engine, o Options) (*Store, error) {
 		filters:   newMemberFilters(o.MemberFilterSize),
 	}
 	s.sync.Store(int32(o.Sync))
-	if o.EncodingLimits != nil {
-		s.SetEncodingLimits(*o.EncodingLimits)
-	} else {
-		s.SetEncodingLimits(DefaultEncodingLimits())
-	}
+	s.SetEncodingLimits(DefaultEncodingLimits())
 	s.access.startMs = o.Now().UnixMilli()
 	s.stats.LastDurable.Store(o.Now().Unix())
 	s.reapGap.Store(int64(o.ReapInterval))

@@ -393,9 +393,9 @@ func (z *zwriter) writeScore(member []byte, score float64) error {
 // stores a score that is a whole number as an integer, and -0 passes that
 // test as 0. A set is a listpack until it exceeds zset-max-listpack-entries
 // members or gains a member longer than zset-max-listpack-value bytes (the
-// member being added counts: Redis
-// converts before inserting it); Cairn judges by the current contents, as
-// ZSetEncoding does, where Redis would remember a set that has shrunk back.
+// member being added counts: Redis converts before inserting it); Cairn
+// judges by the current contents, as ZSetEncoding does, where Redis would
+// remember a set that has shrunk back.
 // adding says member is new to the set.
 func (z *zwriter) keepNegZero(member []byte, adding bool) (bool, error) {
 	lim := z.tx.limits()
