@@ -33,13 +33,16 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	// Before anything else: this may replace the process with a fresh
+	// image of itself (see procs.ExecWithQuietMonitor).
+	monitorErr := procs.ExecWithQuietMonitor()
+	if err := run(os.Args[1:], monitorErr); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, monitorErr error) error {
 	cfg := config.Default()
 	var configFile string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -71,6 +74,9 @@ func run(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}))
 	slog.SetDefault(log)
+	if monitorErr != nil {
+		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
+	}
 
 	if pf := cfg.PidFile(); pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
