@@ -1,5 +1,7 @@
-// Package procs sizes the Go runtime's processor count (GOMAXPROCS) to the
-// load Cairn serves, by measuring which count serves more commands.
+// Package procs tunes the Go runtime's scheduler for the load Cairn serves:
+// it sizes the processor count (GOMAXPROCS) by measuring which count serves
+// more commands, and it keeps the runtime's monitor thread from being woken
+// by every system call (monitor.go).
 //
 // More processors are not always faster. A client that sends one command
 // and waits for its reply wakes its connection's goroutine once per
