@@ -254,7 +254,7 @@ func (r *results) markdown(history string) string {
 			fmtOps(float64(s.Requests[1])), fmtOps(float64(s.Requests[16])), fmtOps(float64(s.DurableRequests[1])), fmtOps(float64(s.DurableRequests[16])), s.RunSeconds, s.Clients)
 	}
 	p("- Each workload runs %d rounds; within a round Redis and Cairn run back to back, the order alternating from one workload to the next. Tables show the median with the min–max range over the rounds; the ratio is of the medians, with the range of the per-round (paired) ratios.\n", s.Rounds)
-	p("- Server CPU µs/command: the server process's user and system CPU time during the timed run (from /proc), divided by -n; the median over the rounds. On a machine whose speed drifts it moves much less than ops/s does, and it shows where a gap comes from: a server that needs more CPU per command, or one that waits.\n")
+	p("- Server CPU µs/command: the server process's user and system CPU time during the timed run (from /proc), divided by -n (for LRANGE_100, from the end of the LPUSH fill redis-benchmark runs first); the median over the rounds. On a machine whose speed drifts it moves much less than ops/s does, and it shows where a gap comes from: a server that needs more CPU per command, or one that waits.\n")
 	for _, mr := range r.Matrix {
 		p("- %s: `%s` and `%s`\n", mr.Scenario, mr.RedisCmd, mr.CairnCmd)
 	}

@@ -154,7 +154,20 @@ type Options struct {
 	KeyspaceLen int    // -r; 0 leaves it out
 	Pipeline    int    // -P
 	Tests       string // -t, e.g. "set" or "lrange_100"
+
+	// OnRow, if set, is called with each row as redis-benchmark prints it,
+	// while it runs on to its next test: LRANGE_100 first runs an LPUSH
+	// test of its own, and the harness marks where that ends. Run then
+	// makes the tool's output line-buffered with coreutils' stdbuf (its
+	// stdio holds a pipe's output until exit otherwise) and fails with
+	// ErrNoStdbuf without it. Calls come from one goroutine, in order,
+	// and end before Run returns.
+	OnRow func(Result)
 }
+
+// ErrNoStdbuf is returned by Run when Options.OnRow is set and stdbuf is
+// not on the PATH.
+var ErrNoStdbuf = errors.New("stdbuf (coreutils) not found: needed to read redis-benchmark's rows as they are printed")
 
 // Args returns the command-line arguments for o, in the order they are
 // reported in RESULTS.md.
@@ -182,6 +195,14 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	cmd := exec.CommandContext(ctx, o.Bin, o.Args()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
+	if o.OnRow != nil {
+		stdbuf, err := exec.LookPath("stdbuf")
+		if err != nil {
+			return nil, ErrNoStdbuf
+		}
+		cmd = exec.CommandContext(ctx, stdbuf, append([]string{"-oL", o.Bin}, o.Args()...)...)
+		cmd.Stdout = &rowWriter{out: &stdout, onRow: o.OnRow}
+	}
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	msg := strings.TrimSpace(stderr.String())
@@ -199,6 +220,40 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("redis-benchmark -t %s: %w", o.Tests, err)
 	}
 	return rows, nil
+}
+
+// rowWriter keeps redis-benchmark's output in out and hands each CSV row
+// after the header to onRow as soon as its line is complete.
+type rowWriter struct {
+	out    *bytes.Buffer
+	onRow  func(Result)
+	header []byte // the header line, once seen
+	done   int    // bytes of out already split into lines
+}
+
+func (w *rowWriter) Write(p []byte) (int, error) {
+	w.out.Write(p)
+	for {
+		rest := w.out.Bytes()[w.done:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := rest[:i+1]
+		w.done += i + 1
+		switch {
+		case w.header == nil:
+			if bytes.Contains(line, []byte(`"test"`)) {
+				w.header = append([]byte(nil), line...)
+			}
+		default:
+			// A line that does not parse is left for ParseCSV to report.
+			rows, err := ParseCSV(bytes.NewReader(append(append([]byte(nil), w.header...), line...)))
+			if err == nil && len(rows) == 1 {
+				w.onRow(rows[0])
+			}
+		}
+	}
 }
 
 func lastLine(s string) string {

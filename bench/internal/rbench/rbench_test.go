@@ -1,7 +1,12 @@
 package rbench
 
 import (
+	"bytes"
+	"context"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -148,4 +153,75 @@ func FuzzParseCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRowWriter feeds redis-benchmark's output in pieces that split lines
+// anywhere and checks that every row reaches onRow once, in order, as soon
+// as its line ends.
+func TestRowWriter(t *testing.T) {
+	out := "warning: something\n" + sample
+	for _, chunk := range []int{1, 7, 64, len(out)} {
+		var got []string
+		var buf bytes.Buffer
+		w := &rowWriter{out: &buf, onRow: func(r Result) { got = append(got, r.Name()) }}
+		for i := 0; i < len(out); i += chunk {
+			piece := out[i:min(i+chunk, len(out))]
+			n, err := w.Write([]byte(piece))
+			if err != nil || n != len(piece) {
+				t.Fatalf("chunk %d: Write = %d, %v", chunk, n, err)
+			}
+			// A row is delivered once its newline has been written, not before.
+			if want := strings.Count(out[:i+len(piece)], "\n") - 2; max(want, 0) != len(got) {
+				t.Fatalf("chunk %d: after %d bytes got %d rows, want %d", chunk, i+len(piece), len(got), max(want, 0))
+			}
+		}
+		want := []string{"PING_INLINE", "SET", "LPUSH", "LRANGE_100", "MSET"}
+		if !slices.Equal(got, want) {
+			t.Errorf("chunk %d: rows %q, want %q", chunk, got, want)
+		}
+		if buf.String() != out {
+			t.Errorf("chunk %d: output kept as %q", chunk, buf.String())
+		}
+	}
+}
+
+// TestRunOnRowWhileRunning runs a stand-in for redis-benchmark that prints
+// a first row and then waits for a file that only onRow creates: Run
+// passes only if the row reaches onRow while the tool is still running.
+// (The stand-in's shell writes each line at once; that stdbuf does the
+// same for redis-benchmark's stdio was checked by hand.)
+func TestRunOnRowWhileRunning(t *testing.T) {
+	if _, err := exec.LookPath("stdbuf"); err != nil {
+		t.Skip("stdbuf not installed")
+	}
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "first-row-seen")
+	script := filepath.Join(dir, "fake-benchmark")
+	body := `#!/bin/sh
+printf '%s\n' '"test","rps"' '"LPUSH (needed to benchmark LRANGE)","100"'
+i=0
+while [ ! -e ` + flag + ` ]; do
+	i=$((i+1)); [ $i -gt 200 ] && { echo "no row seen" >&2; exit 1; }
+	sleep 0.05
+done
+printf '%s\n' '"LRANGE_100 (first 100 elements)","50"'
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	rows, err := Run(context.Background(), Options{Bin: script, Tests: "lrange_100", OnRow: func(r Result) {
+		seen = append(seen, r.Name())
+		if r.Name() == "LPUSH" {
+			if err := os.WriteFile(flag, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || !slices.Equal(seen, []string{"LPUSH", "LRANGE_100"}) {
+		t.Errorf("rows %+v, seen %q", rows, seen)
+	}
 }
