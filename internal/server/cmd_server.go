@@ -177,12 +177,22 @@ type namedHistogram struct {
 	hist *latency.Histogram
 }
 
+// histogramOf returns the histogram of spec's command, if it has one.
+func (s *Server) histogramOf(spec *command.Spec) (namedHistogram, bool) {
+	if e := s.handlers[spec]; e != nil {
+		if h := e.stats.hist.Load(); h != nil {
+			return namedHistogram{spec.Name, h}, true
+		}
+	}
+	return namedHistogram{}, false
+}
+
 // histograms lists the histograms of the commands that have one, by name.
 func (s *Server) histograms() []namedHistogram {
 	var out []namedHistogram
-	for spec, e := range s.handlers {
-		if h := e.stats.hist.Load(); h != nil {
-			out = append(out, namedHistogram{spec.Name, h})
+	for spec := range s.handlers {
+		if h, ok := s.histogramOf(spec); ok {
+			out = append(out, h)
 		}
 	}
 	slices.SortFunc(out, func(a, b namedHistogram) int { return strings.Compare(a.name, b.name) })
@@ -201,10 +211,8 @@ func cmdLatencyHistogram(x *ctx) {
 		hs = x.srv.histograms()
 	} else {
 		add := func(spec *command.Spec) {
-			if e := x.srv.handlers[spec]; e != nil {
-				if h := e.stats.hist.Load(); h != nil {
-					hs = append(hs, namedHistogram{spec.Name, h})
-				}
+			if h, ok := x.srv.histogramOf(spec); ok {
+				hs = append(hs, h)
 			}
 		}
 		for _, name := range x.args[2:] {

@@ -49,11 +49,9 @@ func (st *cmdStats) record(d time.Duration, failed, tracking bool) {
 	}
 	h := st.hist.Load()
 	for h == nil {
-		// A CONFIG RESETSTAT may drop the histogram between a lost
-		// CompareAndSwap and the load after it: try again.
-		if st.hist.CompareAndSwap(nil, new(latency.Histogram)) {
-			continue
-		}
+		// The first call makes the histogram; a CONFIG RESETSTAT may drop
+		// it again before the load: then the next round makes another.
+		st.hist.CompareAndSwap(nil, new(latency.Histogram))
 		h = st.hist.Load()
 	}
 	h.Record(d)
