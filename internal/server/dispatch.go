@@ -82,11 +82,26 @@ type ctx struct {
 	// afterCommit, set by a handler, runs once its writes are committed
 	// (not for plain writes, which may share a pipeline's commit).
 	afterCommit func()
+	// deferred collects, for a command inside an atomic group (MULTI/EXEC,
+	// a script), what must wait for the group's commit (see later).
+	deferred *[]func()
 	// woken is set when a blocking command runs again after it blocked.
 	// Redis then serves it only from keys that hold what it waits for: a
 	// key that has meanwhile become another type leaves it waiting, where
 	// the first run replies WRONGTYPE.
 	woken bool
+}
+
+// later runs fn once the command's effects are visible to other clients:
+// at once for a command on its own, after the commit for a command inside
+// a MULTI/EXEC or a script, so that nothing of a group (a PUBLISH, an
+// invalidation) escapes before the group's writes are committed.
+func (x *ctx) later(fn func()) {
+	if x.deferred != nil {
+		*x.deferred = append(*x.deferred, fn)
+		return
+	}
+	fn()
 }
 
 // db is the client's selected database.
