@@ -106,6 +106,7 @@ var commandArgs = map[string]string{
 	"lset":              `key:key index:integer element`,
 	"ltrim":             `key:key start:integer stop:integer`,
 	"mget":              `key:key...`,
+	"watch":             `key:key...`,
 	"move":              `key:key db:integer`,
 	"mset":              `key_value=(key:key value)...`,
 	"msetnx":            `key_value=(key:key value)...`,

@@ -53,6 +53,7 @@ func cmdQuit(x *ctx) {
 
 func cmdReset(x *ctx) {
 	c := x.cl
+	x.srv.endMulti(c)
 	c.db.Store(0)
 	c.resp3.Store(false)
 	x.w.SetProtocol(2)
@@ -166,7 +167,11 @@ func cmdSelect(x *ctx) {
 	if !ok {
 		return
 	}
-	x.cl.db.Store(int64(n))
+	if x.scriptDB != nil {
+		*x.scriptDB = n
+	} else {
+		x.cl.db.Store(int64(n))
+	}
 	x.ok()
 }
 

@@ -315,7 +315,7 @@ func cmdRandomKey(x *ctx) {
 	x.replyBulkOrNil(x.tx.RandomKey(x.db()))
 }
 
-func cmdDBSize(x *ctx) { x.w.Int(x.srv.st.DBSize(x.db())) }
+func cmdDBSize(x *ctx) { x.w.Int(x.tx.DBSize(x.db())) }
 
 // flushMode checks FLUSHDB/FLUSHALL's optional ASYNC|SYNC. Both are instant
 // here: a flush is a handful of range tombstones.
@@ -338,6 +338,10 @@ func cmdFlushDB(x *ctx) {
 	if !x.flushMode() {
 		return
 	}
+	if err := x.srv.watches.touchFlushed(x.tx, x.db(), -1); err != nil {
+		x.storeError(err)
+		return
+	}
 	if err := x.tx.FlushDB(x.db()); err != nil {
 		x.storeError(err)
 		return
@@ -347,6 +351,10 @@ func cmdFlushDB(x *ctx) {
 
 func cmdFlushAll(x *ctx) {
 	if !x.flushMode() {
+		return
+	}
+	if err := x.srv.watches.touchFlushed(x.tx, -1, -1); err != nil {
+		x.storeError(err)
 		return
 	}
 	if err := x.tx.FlushAll(); err != nil {
@@ -371,6 +379,12 @@ func cmdSwapDB(x *ctx) {
 	if a < 0 || a >= n || b < 0 || b >= n {
 		x.errorReply(string(store.ErrDBIndex))
 		return
+	}
+	for _, pair := range [][2]int{{int(a), int(b)}, {int(b), int(a)}} {
+		if err := x.srv.watches.touchFlushed(x.tx, pair[0], pair[1]); err != nil {
+			x.storeError(err)
+			return
+		}
 	}
 	if err := x.tx.SwapDB(int(a), int(b)); err != nil {
 		x.storeError(err)

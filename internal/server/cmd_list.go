@@ -369,12 +369,14 @@ func listMove(x *ctx, from, to store.ListEnd, timeoutArg []byte) {
 		x.storeError(err)
 	case found:
 		x.w.Bulk(v)
-	case timeoutArg != nil:
+	case timeoutArg != nil && !x.inGroup():
 		// A wait that times out replies a null array, not the null bulk
 		// string of an empty source: Redis times out every blocked list
 		// client alike (replyToBlockedClientTimedOut).
 		x.block(x.args[1:2], timeout, func(x *ctx) { x.w.NullArray() })
 	default:
+		// An empty source, or a blocking move that may not block (in a
+		// MULTI or a script): Redis answers both with a null bulk.
 		x.w.NullBulk()
 	}
 }

@@ -79,6 +79,11 @@ type client struct {
 	pipeMark                int
 	pipeReplies, pipeWrites int
 
+	// multi is the open MULTI transaction, nil outside one; watch is the
+	// client's WATCHed keys.
+	multi *multiState
+	watch watchState
+
 	// Scratch reused by every command on this connection.
 	ctx    ctx
 	keyIdx []int
@@ -162,6 +167,7 @@ func (c *client) kill() {
 
 func (c *client) serve() {
 	defer c.srv.forget(c)
+	defer c.srv.watches.unwatchAll(c)
 	defer c.nc.Close()
 	// Replies the durable writer holds go out before the connection closes
 	// (QUIT's +OK among them).

@@ -90,6 +90,8 @@ type ctx struct {
 	// key that has meanwhile become another type leaves it waiting, where
 	// the first run replies WRONGTYPE.
 	woken bool
+	// scriptDB, inside a script, is the script's own selected database.
+	scriptDB *int
 }
 
 // later runs fn once the command's effects are visible to other clients:
@@ -104,8 +106,17 @@ func (x *ctx) later(fn func()) {
 	fn()
 }
 
+// inGroup reports whether the command runs inside an atomic group
+// (MULTI/EXEC, a script), where blocking commands may not block.
+func (x *ctx) inGroup() bool { return x.deferred != nil }
+
 // db is the client's selected database.
-func (x *ctx) db() int { return int(x.cl.db.Load()) }
+func (x *ctx) db() int {
+	if x.scriptDB != nil {
+		return *x.scriptDB
+	}
+	return int(x.cl.db.Load())
+}
 
 func (s *Server) register(e *cmdEntry) {
 	if e.run == nil && e.spec.CheckArity(1) {
@@ -160,6 +171,10 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
+	if c.multi != nil && !inMultiPassThrough(spec.Name) {
+		s.queue(c, spec, args)
+		return
+	}
 	if !joinsPipeline(spec) {
 		// The commit of the writes pipelined before this command is
 		// theirs: it is not timed as this command's.
@@ -191,6 +206,10 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 // transaction commits first, so that the replies it holds stay exactly its
 // own commands' (see failPipeline).
 func (s *Server) reject(c *client, msg string) {
+	if c.multi != nil {
+		// A command refused while queueing dooms the transaction.
+		c.multi.aborted = true
+	}
 	s.commitPipeline(c)
 	s.replyError(c.w, msg)
 }
@@ -254,7 +273,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 				x.internalError(err)
 			} else {
 				c.needSync = c.needSync || x.tx.SyncPending
-				x.tx.EachTouched(s.blocked.signal)
+				s.keysModified(x.tx)
 				if x.afterCommit != nil {
 					x.afterCommit()
 				}
@@ -348,7 +367,7 @@ func (s *Server) commitPipeline(c *client) {
 			return
 		}
 		c.needSync = c.needSync || tx.SyncPending
-		tx.EachTouched(s.blocked.signal)
+		s.keysModified(tx)
 	}
 	s.endPipeline(c)
 }

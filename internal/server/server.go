@@ -41,6 +41,8 @@ type Server struct {
 
 	table   *command.Table
 	blocked blockers
+	// watches are the keys clients WATCH.
+	watches watches
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
@@ -101,7 +103,7 @@ func New(o Options) *Server {
 		shutdownReq: make(chan struct{}),
 	}
 	s.durable.s = s
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), transactionCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])

@@ -171,6 +171,19 @@ func (tx *Tx) TryLock(keys [][]byte) bool {
 	return true
 }
 
+// DBSize is Store.DBSize as this Tx would leave it: the key counts its
+// uncommitted writes change are counted.
+func (tx *Tx) DBSize(db int) int64 {
+	n := tx.s.DBSize(db)
+	pdb := tx.s.phys(db)
+	for _, d := range tx.deltas {
+		if d.pdb == pdb {
+			n += d.delta
+		}
+	}
+	return n
+}
+
 // Size is the size in bytes of what a commit would write.
 func (tx *Tx) Size() int {
 	if tx.b == nil {
