@@ -1,0 +1,13 @@
+// Package rdb encodes and decodes Redis's serialization formats: the
+// pieces of the RDB file format (length and string encodings, LZF, the
+// CRC64 Redis uses) and the payloads built from them that clients move
+// between servers — DUMP/RESTORE's value payloads and FUNCTION DUMP's
+// library payloads.
+//
+// It is pure: no I/O beyond the byte slices it is handed, no server state.
+// The type and opcode numbers are Redis's (src/rdb.h) and frozen forever,
+// like the constants of an on-disk format. Every decoder treats its input
+// as hostile: a length is checked against the bytes that remain before
+// anything is allocated for it, and a malformed payload is an error wrapping
+// ErrCorrupt, never a panic.
+package rdb
