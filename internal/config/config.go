@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -28,6 +29,7 @@ type Config struct {
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
+	notifyEvents                       atomic.Pointer[string]
 	pprofAddr, save                    atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
@@ -284,6 +286,12 @@ func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }
 
 // LogFile returns the log file's path; "" means standard error.
 func (c *Config) LogFile() string { return *c.logFile.Load() }
+
+// NotifyKeyspaceEvents returns the classes of keyspace events published.
+func (c *Config) NotifyKeyspaceEvents() notify.Class {
+	n, _ := notify.Parse(*c.notifyEvents.Load()) // checked when set
+	return n
+}
 
 // CacheSize returns the size of Pebble's block cache in bytes.
 func (c *Config) CacheSize() int64 { return c.cacheSize.Load() }

@@ -41,6 +41,7 @@ func TestGet(t *testing.T) {
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},
 		{"member-filter-size", "33554432"},
+		{"notify-keyspace-events", ""},
 		{"pidfile", ""},
 		{"pprof-addr", ""},
 		{"port", "6379"},

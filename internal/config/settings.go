@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -209,6 +210,22 @@ var settings = []*setting{
 		name: "member-filter-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 32 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.memberFilterSize },
+	},
+	{
+		// The classes of keyspace events published (notify.Parse); shown
+		// normalized, as Redis's CONFIG GET does.
+		name: "notify-keyspace-events", kind: kindString, mutable: true,
+		check: func(s string) string {
+			if _, err := notify.Parse(s); err != nil {
+				return err.Error()
+			}
+			return ""
+		},
+		show: func(s string) string {
+			c, _ := notify.Parse(s)
+			return c.String()
+		},
+		str: func(c *Config) *atomic.Pointer[string] { return &c.notifyEvents },
 	},
 	{
 		name: "pidfile", kind: kindString,

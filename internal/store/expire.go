@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 )
 
 // reapBatch is how many due expiry entries one transaction reclaims.
@@ -131,6 +132,7 @@ func (s *Store) reap(due []dueEntry) (int, error) {
 				if _, err := tx.deletePhys(d.metaKey.DB, d.metaKey.Key, -1); err != nil {
 					return 0, err
 				}
+				tx.Notify(notify.Expired, "expired", s.logicalDB(d.metaKey.DB), d.metaKey.Key)
 				n++
 				continue
 			}
@@ -147,5 +149,6 @@ func (s *Store) reap(due []dueEntry) (int, error) {
 		return 0, err
 	}
 	s.stats.ExpiredKeys.Add(int64(n))
+	s.sinkEvents(tx)
 	return n, nil
 }

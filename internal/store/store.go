@@ -116,6 +116,10 @@ type Store struct {
 
 	stats  Stats
 	access accessClock
+	// notify is the notify.Class of events recorded (SetNotify);
+	// eventSink publishes those of background work (SetEventSink).
+	notify    atomic.Uint32
+	eventSink atomic.Pointer[func(tx *Tx)]
 
 	stop    chan struct{}
 	done    sync.WaitGroup

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/notify"
 )
 
 // Tx is one command's (or one MULTI/EXEC's) view of the store. Create it
@@ -59,6 +60,9 @@ type Tx struct {
 	// by pipelined commands outlives each command's arguments.
 	touched  []touchedKey
 	touchBuf []byte
+	// events are the keyspace events the writes cause (see Notify).
+	events   []event
+	eventBuf []byte
 
 	// cache holds the last metadata record read or written, so a command's
 	// read-then-write of one key costs one engine read.
@@ -101,6 +105,7 @@ type CommandMark struct {
 	batch                                engine.Mark
 	deltas, touched, metaWrites, metaBuf int
 	touchBuf                             int
+	events, eventBuf                     int
 	// A flush the command made is undone too: the key cache must not take
 	// a database it never emptied for one held whole.
 	flushed    bool
@@ -121,6 +126,8 @@ func (tx *Tx) StartCommand() CommandMark {
 		deltas:     len(tx.deltas),
 		touched:    len(tx.touched),
 		touchBuf:   len(tx.touchBuf),
+		events:     len(tx.events),
+		eventBuf:   len(tx.eventBuf),
 		metaWrites: len(tx.metaWrites),
 		metaBuf:    len(tx.metaBuf),
 		flushed:    tx.flushed,
@@ -139,6 +146,8 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.cmdDeltas = m.deltas
 	tx.touched = tx.touched[:m.touched]
 	tx.touchBuf = tx.touchBuf[:m.touchBuf]
+	tx.events = tx.events[:m.events]
+	tx.eventBuf = tx.eventBuf[:m.eventBuf]
 	tx.metaWrites = tx.metaWrites[:m.metaWrites]
 	tx.metaBuf = tx.metaBuf[:m.metaBuf]
 	tx.flushed = m.flushed
@@ -366,6 +375,8 @@ func (tx *Tx) Close() {
 		deltas:     tx.deltas[:0],
 		touched:    tx.touched[:0],
 		touchBuf:   tx.touchBuf[:0],
+		events:     tx.events[:0],
+		eventBuf:   tx.eventBuf[:0],
 		keyBuf:     tx.keyBuf[:0],
 		keyBuf2:    tx.keyBuf2[:0],
 		valBuf:     tx.valBuf[:0],
@@ -632,9 +643,12 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 			// Replacing an expired key expires it first, as Redis's
 			// lookupKeyWrite does; the count of keys is unchanged.
 			tx.s.stats.ExpiredKeys.Add(1)
+			tx.Notify(notify.Expired, "expired", db, key)
+			tx.Notify(notify.New, "new", db, key)
 		}
 	} else {
 		tx.addCount(pdb, key, 1)
+		tx.Notify(notify.New, "new", db, key)
 	}
 	if err := tx.updateDeadlineIndexes(mk, old, m); err != nil {
 		return err
