@@ -190,9 +190,10 @@ func FamilyEnd(f Family) []byte { return []byte{byte(f) + 1} }
 
 // Internal bookkeeping keys: 0x05 | kind | ...
 const (
-	internalCounter byte = 'c' // 0x05 'c' db u16 stripe u16 → int64 key count
-	internalDBMap   byte = 'd' // 0x05 'd' logical u16 → physical u16
-	internalVersion byte = 'v' // 0x05 'v' → u64 first version not yet leased
+	internalCounter  byte = 'c' // 0x05 'c' db u16 stripe u16 → int64 key count
+	internalDBMap    byte = 'd' // 0x05 'd' logical u16 → physical u16
+	internalVersion  byte = 'v' // 0x05 'v' → u64 first version not yet leased
+	internalFunction byte = 'f' // 0x05 'f' library name → the library's code
 )
 
 // CounterKey is the key of the key-count shard for (physical db, stripe).
@@ -236,6 +237,17 @@ func DecodeDBMapKey(k []byte) (uint16, error) {
 
 // VersionLeaseKey holds the first collection version not yet handed out.
 func VersionLeaseKey() []byte { return []byte{byte(FamilyInternal), internalVersion} }
+
+// FunctionKey is the key of a function library's record, whose value is
+// the library's code (FUNCTION LOAD's argument, "#!lua name=..." header
+// included): libraries are data, loaded again at start.
+func FunctionKey(library []byte) []byte {
+	k := []byte{byte(FamilyInternal), internalFunction}
+	return append(k, library...)
+}
+
+// FunctionPrefix bounds every function library record.
+func FunctionPrefix() []byte { return []byte{byte(FamilyInternal), internalFunction} }
 
 // PutUint16 / Uint16 / PutUint64 / Uint64 / Int64 encode bookkeeping values.
 func AppendUint16(dst []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(dst, v) }
