@@ -1,7 +1,12 @@
-// Package loadgen is the bigger-than-memory load generator: it loads N keys
+// Package loadgen is Cairn's own load generator, for what redis-benchmark
+// cannot do. Its first use is the bigger-than-memory case: it loads N keys
 // with incompressible values into a Redis-protocol server, then runs a
 // uniform random GET/SET mix and reports throughput and latency percentiles
-// from HdrHistograms.
+// from HdrHistograms. Pipelined runs any unit of commands the way
+// redis-benchmark runs one command (closed loop, -c connections, -P units
+// in flight), including sequences such as MULTI, SETs, EXEC; PubSub
+// measures PUBLISH to a number of subscribing connections and the rate at
+// which they receive. Both speak RESP2 directly (resp.go).
 //
 // The mix runs in one of two ways. Closed-loop (Config.Rate zero), every
 // client sends its next command as soon as the last reply arrives: that
