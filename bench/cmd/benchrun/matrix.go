@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/cairndb/cairn/bench/internal/loadgen"
 	"github.com/cairndb/cairn/bench/internal/procs"
 	"github.com/cairndb/cairn/bench/internal/rbench"
 )
@@ -28,6 +30,14 @@ type workload struct {
 	Prefill func(ctx context.Context, c *redis.Client, s settings, n int) error
 	Scale   float64 // fraction of the scenario's -n (heavier commands run fewer)
 	Durable bool    // also part of the durable pair
+	// Run, if set, measures the workload with Cairn's own load generator
+	// instead of redis-benchmark: n units at pipeline depth pipeline
+	// against server p, after FLUSHALL and Prefill. The server's CPU is
+	// measured around it as for redis-benchmark.
+	Run func(ctx context.Context, h *harness, p *procs.Process, n, pipeline int) (benchRun, error)
+	// Subscribers is the number of subscribing connections of a pub/sub
+	// workload, whose runs also report messages delivered per second.
+	Subscribers int
 }
 
 func (w workload) test() string { return strings.ToLower(w.Name) }
@@ -61,10 +71,16 @@ var workloads = []workload{
 	{Name: "LRANGE_100", Group: "collections", Probe: []any{"LRANGE", probeKey, "0", "99"}, Scale: 0.25},
 }
 
+// allWorkloads is every workload of every matrix scenario.
+func allWorkloads() []workload {
+	return append(slices.Clone(workloads), scriptPubSubWorkloads...)
+}
+
 var scenarioTitles = map[string]string{
 	"strings":     "redis-benchmark: strings and PING (Cairn appendfsync everysec; Redis without persistence)",
 	"collections": "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
 	"durable":     "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
+	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each
@@ -73,9 +89,9 @@ var scenarioTitles = map[string]string{
 func (h *harness) matrix(ctx context.Context, scenario string) error {
 	durable := scenario == "durable"
 	var wls []workload
-	for _, w := range workloads {
+	for _, w := range allWorkloads() {
 		if (durable && w.Durable) || (!durable && w.Group == scenario) {
-			if h.set.Only == nil || h.set.Only[w.Name] {
+			if h.set.Only == nil || h.set.Only[w.Name] || w.Run != nil {
 				wls = append(wls, w)
 			}
 		}
@@ -165,7 +181,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					if errors.Is(err, rbench.ErrUnknownCommand) && srv.name == "cairn" {
+					if isUnknownCommand(err) && srv.name == "cairn" {
 						unknown[w.Name] = true
 						mr.Skipped = append(mr.Skipped, skip{w.Name, "Cairn answered unknown command during calibration: " + err.Error()})
 						break
@@ -211,7 +227,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					if errors.Is(err, rbench.ErrUnknownCommand) && s.name == "cairn" {
+					if isUnknownCommand(err) && s.name == "cairn" {
 						unknown[w.Name] = true
 						mr.Skipped = append(mr.Skipped, skip{w.Name, "Cairn answered unknown command during the run: " + err.Error()})
 						h.logf("%s: skipping %s from now on: %v", scenario, w.Name, err)
@@ -242,6 +258,12 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		mr.Rows = kept
 	}
 	return nil
+}
+
+// isUnknownCommand reports a run refused because the server does not know
+// one of its commands, by redis-benchmark or by the load generator.
+func isUnknownCommand(err error) bool {
+	return errors.Is(err, rbench.ErrUnknownCommand) || errors.Is(err, loadgen.ErrUnknownCommand)
 }
 
 // exitedEarly reports a server that died during a scenario: every later
@@ -282,6 +304,12 @@ type benchRun struct {
 	// it hardly depends on what else the machine was doing, so it shows
 	// where a ratio comes from on a noisy machine.
 	CPUus float64
+	// Pub/sub workloads only (NaN, or zero from redis-benchmark,
+	// otherwise): messages received by all subscribers together per
+	// second, and a message's latency from its PUBLISH's send to its
+	// receipt, in milliseconds.
+	Delivered                    float64
+	DeliveryP50Ms, DeliveryP99Ms float64
 }
 
 // benchOnce empties the server, prefills what the workload reads, and runs
@@ -306,6 +334,23 @@ func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.C
 		if err := w.Prefill(ctx, c, h.set, n); err != nil {
 			return benchRun{}, fmt.Errorf("prefill: %w", err)
 		}
+	}
+	if w.Run != nil {
+		before, cpuErr := serverTicks(p.Pid())
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(n)*2*time.Millisecond)
+		defer cancel()
+		run, err := w.Run(rctx, h, p, n, pipeline)
+		after, cpuErr2 := serverTicks(p.Pid())
+		if err != nil {
+			return benchRun{}, err
+		}
+		if !(run.RPS > 0) {
+			return benchRun{}, fmt.Errorf("the load generator reported %v ops/s", run.RPS)
+		}
+		if cpuErr == nil && cpuErr2 == nil {
+			run.CPUus = cpuPerCommand(after-before, n)
+		}
+		return run, nil
 	}
 	before, cpuErr := serverTicks(p.Pid())
 	// The server's CPU counts from the end of any test redis-benchmark
@@ -355,7 +400,8 @@ func cpuPerCommand(ticks int64, n int) float64 {
 }
 
 func failedRun(name string) benchRun {
-	return benchRun{Result: failedResult(name), CPUus: math.NaN()}
+	nan := math.NaN()
+	return benchRun{Result: failedResult(name), CPUus: nan, Delivered: nan, DeliveryP50Ms: nan, DeliveryP99Ms: nan}
 }
 
 func failedResult(name string) rbench.Result {

@@ -73,6 +73,13 @@ type rowSummary struct {
 	RedisCPU, CairnCPU stats.Summary // server CPU, µs per command
 	Ratio              float64       // Cairn/Redis of the median ops/s
 	Paired             stats.Summary // per-round Cairn/Redis ratios
+	// Pub/sub rows: messages delivered per second and their latency from
+	// PUBLISH to receipt (ms), with the ratio of the delivered medians.
+	RedisDelivered, CairnDelivered stats.Summary
+	RedisDelivP50, RedisDelivP99   stats.Summary
+	CairnDelivP50, CairnDelivP99   stats.Summary
+	DeliveredRatio                 float64
+	DeliveredPaired                stats.Summary
 }
 
 func pick(rs []benchRun, f func(benchRun) float64) []float64 {
@@ -100,6 +107,21 @@ func (r *matrixRow) summary() rowSummary {
 		Paired:   stats.Summarize(stats.PairedRatios(pick(r.Cairn, rps), pick(r.Redis, rps))),
 	}
 	s.Ratio = stats.Ratio(s.Cairn.Median, s.Redis.Median)
+	// redis-benchmark's runs leave Delivered at zero: no figure.
+	delivered := func(x benchRun) float64 {
+		if x.Delivered > 0 {
+			return x.Delivered
+		}
+		return math.NaN()
+	}
+	dp50 := func(x benchRun) float64 { return x.DeliveryP50Ms }
+	dp99 := func(x benchRun) float64 { return x.DeliveryP99Ms }
+	s.RedisDelivered = stats.Summarize(pick(r.Redis, delivered))
+	s.CairnDelivered = stats.Summarize(pick(r.Cairn, delivered))
+	s.RedisDelivP50, s.RedisDelivP99 = stats.Summarize(pick(r.Redis, dp50)), stats.Summarize(pick(r.Redis, dp99))
+	s.CairnDelivP50, s.CairnDelivP99 = stats.Summarize(pick(r.Cairn, dp50)), stats.Summarize(pick(r.Cairn, dp99))
+	s.DeliveredRatio = stats.Ratio(s.CairnDelivered.Median, s.RedisDelivered.Median)
+	s.DeliveredPaired = stats.Summarize(stats.PairedRatios(pick(r.Cairn, delivered), pick(r.Redis, delivered)))
 	return s
 }
 
@@ -255,6 +277,10 @@ func (r *results) markdown(history string) string {
 	}
 	p("- Each workload runs %d rounds; within a round Redis and Cairn run back to back, the order alternating from one workload to the next. Tables show the median with the min–max range over the rounds; the ratio is of the medians, with the range of the per-round (paired) ratios.\n", s.Rounds)
 	p("- Server CPU µs/command: the server process's user and system CPU time during the timed run (from /proc), divided by -n (for LRANGE_100, from the end of the LPUSH fill redis-benchmark runs first); the median over the rounds. On a machine whose speed drifts it moves much less than ops/s does, and it shows where a gap comes from: a server that needs more CPU per command, or one that waits.\n")
+	if r.ran(scriptPubSub) {
+		p("- %s: not redis-benchmark but Cairn's own load generator (bench/internal/loadgen, a minimal RESP2 client), the same for both servers: %d connections, closed loop, -P units in flight on each, random keys `key:<12 digits>` over %d; a unit is one command, or MULTI … EXEC counted as one transaction; latency from a batch's send to the unit's last reply, as redis-benchmark measures it. Pub/sub: the %d connections publish %d-byte messages to one channel that 1 or 100 other connections subscribe to; delivered msgs/s counts what all subscribers received, from the first PUBLISH to the last message received. CPU µs/command is per unit (per transaction, per PUBLISH with all its deliveries).\n",
+			scriptPubSub, s.Clients, s.Keyspace, s.Clients, max(s.DataSize, 16))
+	}
 	for _, mr := range r.Matrix {
 		p("- %s: `%s` and `%s`\n", mr.Scenario, mr.RedisCmd, mr.CairnCmd)
 	}
@@ -264,6 +290,9 @@ func (r *results) markdown(history string) string {
 
 	for _, mr := range r.Matrix {
 		p("## %s\n\n", mr.Title)
+		if mr.Scenario == scriptPubSub {
+			writeSPIntro(&b)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -292,6 +321,9 @@ func (r *results) markdown(history string) string {
 					fmtFigure(sm.RedisCPU.Median), fmtFigure(sm.CairnCPU.Median))
 			}
 			p("\n")
+		}
+		if mr.Scenario == scriptPubSub {
+			writeDelivered(&b, mr, s.Pipelines)
 		}
 		if len(mr.Skipped) > 0 {
 			p("Skipped (picked up automatically once Cairn has the command):\n\n")
@@ -360,6 +392,43 @@ func (r *results) markdown(history string) string {
 	return b.String()
 }
 
+// writeSPIntro explains the scripting-pubsub scenario's workloads.
+func writeSPIntro(b io.Writer) {
+	fmt.Fprintf(b, "Every workload here runs on Cairn's own load generator, for both servers alike (see Versions and settings); -n counts units: commands, transactions, or PUBLISHes. ")
+	fmt.Fprintf(b, "Compare Cairn with Redis within this table, not with the redis-benchmark tables above: the client differs.\n\n")
+	for _, w := range scriptPubSubWorkloads {
+		fmt.Fprintf(b, "- %s: %s\n", w.Name, spDescriptions[w.Name])
+	}
+	fmt.Fprintf(b, "\n")
+}
+
+// writeDelivered adds the pub/sub rows' delivery figures to the
+// scripting-pubsub section.
+func writeDelivered(b io.Writer, mr *matrixResult, pipelines []int) {
+	var rows []*matrixRow
+	for _, pl := range pipelines {
+		for _, row := range mr.Rows {
+			if row.Pipeline == pl && strings.HasPrefix(row.Workload, "PUBLISH") {
+				rows = append(rows, row)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Pub/sub: messages delivered\n\n")
+	fmt.Fprintf(b, "| workload | -P | Redis delivered msgs/s | Cairn delivered msgs/s | Cairn/Redis | Redis delivery p50 / p99 ms | Cairn delivery p50 / p99 ms |\n")
+	fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, row := range rows {
+		sm := row.summary()
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s / %s | %s / %s |\n", row.Workload, row.Pipeline,
+			fmtRange(sm.RedisDelivered, fmtOps), fmtRange(sm.CairnDelivered, fmtOps), fmtRatioRange(sm.DeliveredRatio, sm.DeliveredPaired),
+			fmtFigure(sm.RedisDelivP50.Median), fmtFigure(sm.RedisDelivP99.Median), fmtFigure(sm.CairnDelivP50.Median), fmtFigure(sm.CairnDelivP99.Median))
+	}
+	fmt.Fprintf(b, "\nDelivery latency runs from the PUBLISH's send to the message's receipt by a subscriber. ")
+	fmt.Fprintf(b, "With 100 subscribers every PUBLISH is 100 messages to write and to read: the subscribers are connections of the load generator, on the same cores as the server.\n\n")
+}
+
 func (r *results) ran(scenario string) bool {
 	switch scenario {
 	case "bigger-than-memory":
@@ -386,15 +455,27 @@ type target struct {
 	workload string
 	pipeline int
 	min      float64
+	// delivered judges a pub/sub row on messages delivered per second
+	// rather than on PUBLISH ops/s.
+	delivered bool
 }
 
 var targets = []target{
-	{"unpipelined SET", "strings", "SET", 1, 0.8},
-	{"unpipelined GET", "strings", "GET", 1, 0.8},
-	{"pipelined SET (-P 16)", "strings", "SET", 16, 0.6},
-	{"pipelined GET (-P 16)", "strings", "GET", 16, 0.6},
-	{"SET, always vs AOF always", "durable", "SET", 1, 1.0},
-	{"SET -P 16, always vs AOF always", "durable", "SET", 16, 1.0},
+	{"unpipelined SET", "strings", "SET", 1, 0.8, false},
+	{"unpipelined GET", "strings", "GET", 1, 0.8, false},
+	{"pipelined SET (-P 16)", "strings", "SET", 16, 0.6, false},
+	{"pipelined GET (-P 16)", "strings", "GET", 16, 0.6, false},
+	{"SET, always vs AOF always", "durable", "SET", 1, 1.0, false},
+	{"SET -P 16, always vs AOF always", "durable", "SET", 16, 1.0, false},
+	// Issue 19's goals.
+	{"EVALSHA of a one-key INCR script", scriptPubSub, "EVALSHA", 1, 0.5, false},
+	{"EVALSHA of a one-key INCR script (-P 16)", scriptPubSub, "EVALSHA", 16, 0.5, false},
+	{"MULTI + 5 SETs + EXEC, transactions/s", scriptPubSub, "MULTI_5xSET", 1, 0.5, false},
+	{"MULTI + 5 SETs + EXEC, transactions/s (-P 16)", scriptPubSub, "MULTI_5xSET", 16, 0.5, false},
+	{"PUBLISH to 1 subscriber, delivered msgs/s", scriptPubSub, "PUBLISH_1", 1, 0.7, true},
+	{"PUBLISH to 1 subscriber, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_1", 16, 0.7, true},
+	{"PUBLISH to 100 subscribers, delivered msgs/s", scriptPubSub, "PUBLISH_100", 1, 0.7, true},
+	{"PUBLISH to 100 subscribers, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_100", 16, 0.7, true},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -413,6 +494,9 @@ func (r *results) writeTargets(b io.Writer) {
 		ratio := math.NaN()
 		if row := r.find(t.scenario, t.workload, t.pipeline); row != nil {
 			ratio = row.summary().Ratio
+			if t.delivered {
+				ratio = row.summary().DeliveredRatio
+			}
 		}
 		fmt.Fprintf(b, "| %s | ≥ %.1f× Redis | %s | %s |\n", t.what, t.min, fmtRatio(ratio), status(ratio >= t.min, !math.IsNaN(ratio)))
 	}
@@ -837,8 +921,13 @@ func (h *harness) checkSmoke() error {
 					mr.Scenario, row.Workload, row.Pipeline, sm.Redis.N, r.Settings.Rounds, sm.Cairn.N, r.Settings.Rounds))
 			}
 		}
-		if mr.Scenario == "strings" && len(mr.Rows) == 0 {
-			errs = append(errs, errors.New("smoke: no strings workload ran"))
+		for _, row := range mr.Rows {
+			if sm := row.summary(); strings.HasPrefix(row.Workload, "PUBLISH") && sm.CairnDelivered.N+sm.RedisDelivered.N != 2*r.Settings.Rounds {
+				errs = append(errs, fmt.Errorf("smoke: %s -P %d: delivered msgs/s from %d Redis and %d Cairn runs", row.Workload, row.Pipeline, sm.RedisDelivered.N, sm.CairnDelivered.N))
+			}
+		}
+		if (mr.Scenario == "strings" || mr.Scenario == scriptPubSub) && len(mr.Rows) == 0 {
+			errs = append(errs, fmt.Errorf("smoke: no %s workload ran", mr.Scenario))
 		}
 	}
 	if t := r.BTM; t != nil && (t.Mix.OpsPerSec() <= 0 || t.PeakRSS <= 0 || t.Disk.Apparent <= 0 || t.RedisAtN <= 0 || t.Mix.Get.Count == 0) {

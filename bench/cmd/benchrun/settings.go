@@ -26,8 +26,10 @@ type settings struct {
 	// that server takes about this long (never below minRequests). The
 	// Requests figures are then upper bounds. Zero runs -n as given.
 	RunSeconds float64
-	// Only, when set, limits each matrix scenario to these workloads
-	// (the smoke test samples every code path, not every command).
+	// Only, when set, limits each redis-benchmark scenario to these
+	// workloads (the smoke test samples every code path, not every
+	// command); the load generator's workloads are each a code path of
+	// their own and always run.
 	Only map[string]bool
 
 	// Bigger than memory.
