@@ -1,6 +1,8 @@
-// Command loadgen is the bigger-than-memory load generator on its own, for
-// use against any Redis-protocol server (bench/run drives the same code in
-// its bigger-than-memory scenario):
+// Command loadgen is Cairn's load generator on its own, for use against any
+// Redis-protocol server (bench/run drives the same code in its
+// bigger-than-memory and scripting-pubsub scenarios).
+//
+// The default mode, --mode mix, is the bigger-than-memory load:
 //
 //	loadgen --addr 127.0.0.1:6379 --keys 262144 --value-size 1024 --duration 30s
 //
@@ -10,14 +12,25 @@
 // replies come back), or with --rate open-loop at that many operations per
 // second, latencies measured from each command's scheduled send time. It
 // exits non-zero if any command fails or, after a load, if any GET misses.
+//
+// The other modes run --requests units from --conns connections with
+// --pipeline units in flight on each, like redis-benchmark -n -c -P, on
+// random keys key:<12 digits> below --keys:
+//
+//	loadgen --mode tx --tx-sets 5 --pipeline 16     # MULTI, SET × 5, EXEC as one unit
+//	loadgen --mode evalsha                          # SCRIPT LOAD, then EVALSHA of an INCR script
+//	loadgen --mode publish --subscribers 100        # PUBLISH to one channel; delivered msgs/s
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,6 +59,11 @@ func run() error {
 	flag.Float64Var(&cfg.Rate, "rate", 0, "open-loop: offer this many operations per second in all (0: closed-loop)")
 	seed := flag.Uint64("seed", 0, "random seed (0: from the clock)")
 	skipLoad := flag.Bool("skip-load", false, "do not load; run the mix against keys already there")
+	mode := flag.String("mode", "mix", "mix (GET/SET, above), tx (MULTI + SETs + EXEC), evalsha (a one-key INCR script) or publish")
+	pipeline := flag.Int("pipeline", 1, "tx, evalsha, publish: units in flight per connection (-P)")
+	requests := flag.Int64("requests", 100000, "tx, evalsha, publish: units in all (-n)")
+	txSets := flag.Int("tx-sets", 5, "tx: SETs in each transaction")
+	subscribers := flag.Int("subscribers", 1, "publish: connections subscribed to the channel")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
@@ -65,6 +83,13 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	switch *mode {
+	case "mix":
+	case "tx", "evalsha", "publish":
+		return runUnits(ctx, *mode, *addr, cfg, *pipeline, *requests, *txSets, *subscribers)
+	default:
+		return fmt.Errorf("unknown --mode %q (mix, tx, evalsha, publish)", *mode)
+	}
 	c := loadgen.NewClient(*addr, max(cfg.Conns, cfg.LoadConns))
 	defer c.Close()
 
@@ -100,5 +125,61 @@ func run() error {
 	if !*skipLoad && m.Misses > 0 {
 		return fmt.Errorf("%d GETs missed after a complete load", m.Misses)
 	}
+	return nil
+}
+
+const incrScript = "return redis.call('INCR', KEYS[1])"
+
+// runUnits runs one of the pipelined modes and prints its figures.
+func runUnits(ctx context.Context, mode, addr string, cfg loadgen.Config, pipeline int, requests int64, txSets, subscribers int) error {
+	if pipeline < 1 || requests < 1 || cfg.Conns < 1 || cfg.Keys < 1 || txSets < 1 || subscribers < 1 {
+		return errors.New("--pipeline, --requests, --conns, --keys, --tx-sets and --subscribers must be positive")
+	}
+	key := func(rng *rand.Rand) string { return fmt.Sprintf("key:%012d", rng.IntN(cfg.Keys)) }
+	pcfg := loadgen.PipeConfig{Addr: addr, Conns: cfg.Conns, Pipeline: pipeline, Units: requests, Seed: cfg.Seed}
+	var op loadgen.Op
+	switch mode {
+	case "publish":
+		r, err := loadgen.PubSub(ctx, loadgen.PubSubConfig{Addr: addr, Channel: "loadgen:channel", Subscribers: subscribers,
+			Publishers: cfg.Conns, Pipeline: pipeline, Messages: requests, PayloadSize: max(cfg.ValueSize, 16)})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("publish: %d PUBLISHes of %d B from %d connections, -P %d, to %d subscribers: %.0f PUBLISH/s, %.0f messages delivered/s\n",
+			r.Published, max(cfg.ValueSize, 16), cfg.Conns, pipeline, subscribers, r.PublishesPerSec(), r.DeliveredPerSec())
+		fmt.Printf("  PUBLISH  p50 %v  p99 %v  p99.9 %v  max %v\n", r.Publish.P50, r.Publish.P99, r.Publish.P999, r.Publish.Max)
+		fmt.Printf("  delivery p50 %v  p99 %v  p99.9 %v  max %v\n", r.Delivery.P50, r.Delivery.P99, r.Delivery.P999, r.Delivery.Max)
+		return nil
+	case "tx":
+		val := strings.Repeat("x", cfg.ValueSize)
+		op = loadgen.Op{Name: "MULTI/SET/EXEC", Replies: txSets + 2, Append: func(buf []byte, rng *rand.Rand) []byte {
+			buf = loadgen.AppendCommand(buf, "MULTI")
+			for range txSets {
+				buf = loadgen.AppendCommand(buf, "SET", key(rng), val)
+			}
+			return loadgen.AppendCommand(buf, "EXEC")
+		}, Check: func(i int, r loadgen.Reply) error {
+			if i == txSets+1 && (r.Type != '*' || len(r.Elems) != txSets) {
+				return fmt.Errorf("EXEC gave %s", r)
+			}
+			return nil
+		}}
+	case "evalsha":
+		c := loadgen.NewClient(addr, 1)
+		sha, err := c.ScriptLoad(ctx, incrScript).Result()
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("SCRIPT LOAD: %w", err)
+		}
+		op = loadgen.Op{Name: "EVALSHA", Replies: 1, Append: func(buf []byte, rng *rand.Rand) []byte {
+			return loadgen.AppendCommand(buf, "EVALSHA", sha, "1", key(rng))
+		}}
+	}
+	r, err := loadgen.Pipelined(ctx, pcfg, op)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d units from %d connections, -P %d: %.0f units/s\n", mode, r.Units, cfg.Conns, pipeline, r.UnitsPerSec())
+	fmt.Printf("  p50 %v  p99 %v  p99.9 %v  max %v\n", r.Latency.P50, r.Latency.P99, r.Latency.P999, r.Latency.Max)
 	return nil
 }
