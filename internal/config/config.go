@@ -27,6 +27,7 @@ type Config struct {
 	hooks   map[*setting][]func(string)
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
+	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	pprofAddr, save                    atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
@@ -83,6 +84,9 @@ func (c *Config) load(text, source string, numbered bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range ds {
+		if d.s.merge != nil {
+			d.v.list = d.s.merge(d.s.load(c).list, d.v.list)
+		}
 		d.s.store(c, d.v)
 	}
 	return nil
@@ -199,6 +203,9 @@ func (c *Config) Set(pairs [][2]string) error {
 	var changes []change
 	c.mu.Lock()
 	for i, s := range targets {
+		if s.merge != nil {
+			values[i].list = s.merge(s.load(c).list, values[i].list)
+		}
 		if s.equal(s.load(c), values[i]) {
 			continue
 		}
