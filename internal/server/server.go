@@ -45,6 +45,8 @@ type Server struct {
 	// always).
 	durable  durableWriter
 	handlers map[*command.Spec]*cmdEntry
+	// ps is the pub/sub registry (cmd_pubsub.go).
+	ps pubsubState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -101,7 +103,8 @@ func New(o Options) *Server {
 		shutdownReq: make(chan struct{}),
 	}
 	s.durable.s = s
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands()} {
+	s.initPubSub()
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
