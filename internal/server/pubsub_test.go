@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"net"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/redistest"
+	"github.com/cairndb/cairn/internal/resp"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -492,7 +494,10 @@ func TestPubSubSlowSubscriberIsDisconnected(t *testing.T) {
 // channels and 100,000 patterns, publishes, and unsubscribes from all: no
 // step may be quadratic.
 func TestPubSubManySubscriptions(t *testing.T) {
-	const n = 100000
+	n := 100000
+	if testing.Short() {
+		n = 10000
+	}
 	ts := startServer(t)
 	sub := ts.wireProto(t, 3)
 	var chans, pats []string
@@ -542,4 +547,31 @@ func TestPubSubManySubscriptions(t *testing.T) {
 		}
 	}
 	q.run([]wireStep{wstep(":0\r\n", "PUBSUB", "NUMPAT"), wstep("*0\r\n", "PUBSUB", "CHANNELS")})
+}
+
+// TestPublishInAGroupWaitsForItsCommit runs PUBLISH as a command inside an
+// atomic group runs (with deferred effects): the count is the receivers at
+// the call, the message goes out only when the group's effects do, with
+// the arguments as they were.
+func TestPublishInAGroupWaitsForItsCommit(t *testing.T) {
+	ts := startServer(t)
+	sub := ts.wire(t)
+	sub.sendOnly("SUBSCRIBE", "ch")
+	sub.expect(wirePush(2, 1, "subscribe", "ch"))
+	var out bytes.Buffer
+	var deferred []func()
+	args := [][]byte{[]byte("PUBLISH"), []byte("ch"), []byte("msg")}
+	x := &ctx{srv: ts.srv, w: resp.NewWriter(&out), args: args, deferred: &deferred}
+	cmdPublish(x)
+	if err := x.w.Flush(); err != nil || out.String() != ":1\r\n" {
+		t.Fatalf("PUBLISH in a group = %q, %v", out.String(), err)
+	}
+	// The request buffer is reused once the command is done.
+	copy(args[2], "XXX")
+	sub.expectSilent(100 * time.Millisecond)
+	if len(deferred) != 1 {
+		t.Fatalf("%d deferred effects, want 1", len(deferred))
+	}
+	deferred[0]()
+	sub.expect(wirePush(2, -1, "message", "ch", "msg"))
 }
