@@ -28,6 +28,7 @@ type Config struct {
 	hooks   map[*setting][]func(string)
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
+	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	notifyEvents                       atomic.Pointer[string]
 	pprofAddr, save                    atomic.Pointer[string]
@@ -85,6 +86,9 @@ func (c *Config) load(text, source string, numbered bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range ds {
+		if d.s.merge != nil {
+			d.v.list = d.s.merge(d.s.load(c).list, d.v.list)
+		}
 		d.s.store(c, d.v)
 	}
 	return nil
@@ -201,6 +205,9 @@ func (c *Config) Set(pairs [][2]string) error {
 	var changes []change
 	c.mu.Lock()
 	for i, s := range targets {
+		if s.merge != nil {
+			values[i].list = s.merge(s.load(c).list, values[i].list)
+		}
 		if s.equal(s.load(c), values[i]) {
 			continue
 		}

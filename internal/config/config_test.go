@@ -27,6 +27,7 @@ func TestGet(t *testing.T) {
 		{"appendonly", "yes"},
 		{"bind", "127.0.0.1"},
 		{"cache-size", "1073741824"},
+		{"client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		{"databases", "16"},
 		{"dir", absDir},
 		{"hash-max-listpack-entries", "512"},

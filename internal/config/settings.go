@@ -54,6 +54,10 @@ type setting struct {
 	// checkList validates a kindList value's words, returning the reason
 	// for refusing them or "".
 	checkList func([]string) string
+	// merge combines a kindList value being set with the current one, for
+	// a setting whose words update parts of it (client-output-buffer-limit
+	// sets only the classes it names); nil replaces the value.
+	merge func(cur, next []string) []string
 	// showWord formats one word of a kindList value for CONFIG GET when
 	// Redis shows something other than what was written.
 	showWord func(string) string
@@ -117,6 +121,16 @@ var settings = []*setting{
 		name: "cache-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 1 << 30},
 		num: func(c *Config) *atomic.Int64 { return &c.cacheSize },
+	},
+	{
+		// Per client class (normal, slave, pubsub): the hard limit, the
+		// soft limit and how long the soft limit may be exceeded, in
+		// seconds. A value names the classes it changes; the others stay.
+		name: "client-output-buffer-limit", kind: kindList, mutable: true,
+		def:       value{list: strings.Fields(defaultOutputBufferLimits)},
+		checkList: checkOutputBufferLimits,
+		merge:     mergeOutputBufferLimits,
+		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.outputBufferLimits },
 	},
 	{
 		// Redis allows up to INT_MAX; Cairn's keys hold the database

@@ -34,6 +34,17 @@ func connectionCommands() []cmdEntry {
 }
 
 func cmdPing(x *ctx) {
+	if len(x.args) <= 2 && x.cl.pubsubMode.Load() && !x.cl.resp3.Load() {
+		// A RESP2 subscriber's replies must look like its messages.
+		x.w.Array(2)
+		x.w.BulkString("pong")
+		if len(x.args) == 2 {
+			x.w.Bulk(x.arg(1))
+		} else {
+			x.w.BulkString("")
+		}
+		return
+	}
 	switch len(x.args) {
 	case 1:
 		x.w.SimpleString("PONG")
@@ -54,6 +65,7 @@ func cmdQuit(x *ctx) {
 func cmdReset(x *ctx) {
 	c := x.cl
 	x.srv.endMulti(c)
+	x.srv.dropSubscriptions(c)
 	c.db.Store(0)
 	c.resp3.Store(false)
 	x.w.SetProtocol(2)
@@ -305,9 +317,14 @@ func clientType(arg []byte) (string, bool) {
 }
 
 // hasType reports whether the client is of a CLIENT LIST/KILL TYPE (in
-// lower case). Cairn has no replication and no subscribed clients, so every
-// client is normal; subscribing must make a client "pubsub" instead.
-func (c *client) hasType(typ string) bool { return typ == "normal" }
+// lower case). Cairn has no replication: a client with subscriptions is
+// "pubsub", every other one "normal".
+func (c *client) hasType(typ string) bool {
+	if c.pubsubMode.Load() {
+		return typ == "pubsub"
+	}
+	return typ == "normal"
+}
 
 // clientByID returns the connected client with the id, or nil.
 func (s *Server) clientByID(id int64) *client {
@@ -484,12 +501,20 @@ func (c *client) describe() string {
 	field("name", name)
 	field("age", strconv.FormatInt(int64(c.age().Seconds()), 10))
 	field("idle", strconv.FormatInt(max(idle, 0), 10))
-	field("flags", "N")
+	flags := "N"
+	if c.pubsubMode.Load() {
+		flags = "P"
+	}
+	sub, psub, ssub := c.srv.ps.hub.Counts(c)
+	field("flags", flags)
 	field("db", strconv.FormatInt(c.db.Load(), 10))
-	field("sub", "0")
-	field("psub", "0")
-	field("ssub", "0")
+	field("sub", strconv.Itoa(sub))
+	field("psub", strconv.Itoa(psub))
+	field("ssub", strconv.Itoa(ssub))
 	field("multi", "-1")
+	// Only the pushes waiting for the client count: its replies go out
+	// as they are made.
+	field("omem", strconv.FormatInt(c.out.size.Load(), 10))
 	field("cmd", last)
 	field("user", "default")
 	field("resp", strconv.Itoa(proto))

@@ -520,7 +520,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		}
 	case "stats":
 		st := s.st.Stats()
-		return [][2]string{
+		return append([][2]string{
 			{"total_connections_received", itoa(s.stats.connections.Load())},
 			{"total_commands_processed", itoa(s.stats.commands.Load())},
 			{"rejected_connections", itoa(s.stats.rejected.Load())},
@@ -533,7 +533,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"total_error_replies", itoa(s.stats.errors.total.Load())},
 			{"total_reads_processed", itoa(s.stats.reads.Load())},
 			{"total_writes_processed", itoa(s.stats.writes.Load())},
-		}
+		}, s.pubsubInfo()...)
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
 	case "cpu":

@@ -35,7 +35,7 @@ var commandNotes = map[string]string{
 	"flushall":        "ASYNC and SYNC are both instant (range tombstones).",
 	"shutdown":        "NOSAVE/SAVE/NOW/FORCE all mean a clean close: every acknowledged write is already in the log.",
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
-	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, cmd, user, resp, lib-name, lib-ver).",
+	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }

@@ -84,6 +84,17 @@ type client struct {
 	multi *multiState
 	watch watchState
 
+	// outMu orders what is written to the connection: the client's
+	// goroutine holds it while it runs commands and flushes their replies,
+	// the push drainer while it writes pushes (see push.go).
+	outMu sync.Mutex
+	// out queues pushes: pub/sub messages and other unrequested messages.
+	out outbox
+	// pubsubMode is set while the client has any subscription (Redis's
+	// CLIENT_PUBSUB): a RESP2 client may then only (un)subscribe, PING,
+	// QUIT and RESET, and its output limits are the pubsub class's.
+	pubsubMode atomic.Bool
+
 	// Scratch reused by every command on this connection.
 	ctx    ctx
 	keyIdx []int
@@ -166,12 +177,20 @@ func (c *client) kill() {
 }
 
 func (c *client) serve() {
+	// Held except while waiting for input (flushingReader.Read) or for a
+	// blocking command's keys; released last, after the replies held for a
+	// sync went out.
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
 	defer c.srv.forget(c)
 	defer c.srv.watches.unwatchAll(c)
 	defer c.nc.Close()
 	// Replies the durable writer holds go out before the connection closes
 	// (QUIT's +OK among them).
 	defer c.waitQueued()
+	// No message is queued for a connection that is going away.
+	defer c.closePushes()
+	defer c.srv.dropSubscriptions(c)
 	defer func() {
 		// Every way out commits or discards the pipeline first; one left
 		// here (after a panic) was never acknowledged and is discarded, so
@@ -207,6 +226,11 @@ func (c *client) serve() {
 			// the durable writer held): the requests still buffered are
 			// not run.
 			return
+		}
+		if c.pipe == nil {
+			// Messages published before this command reach the client
+			// before its reply.
+			c.takePushes()
 		}
 		c.srv.dispatch(c, args)
 		if c.quit {
@@ -248,7 +272,10 @@ func (f flushingReader) Read(p []byte) (int, error) {
 		}
 		t = now
 	}
+	// Pushes may go out while the client is waiting for input.
+	c.outMu.Unlock()
 	n, err := c.nc.Read(p)
+	c.outMu.Lock()
 	if n > 0 {
 		c.srv.stats.reads.Add(1)
 		// Any input is an interaction: a client sending a long request

@@ -171,6 +171,11 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
+	if msg := c.subscribedModeError(spec); msg != "" {
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
 	if c.multi != nil && !inMultiPassThrough(spec.Name) {
 		s.queue(c, spec, args)
 		return
@@ -437,7 +442,11 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 			return failed, ran, false
 		}
 		if s.blocked.sleep(wt) {
-			if !s.waitBlocked(c, wt, req.deadline) {
+			// Pushes may go out while the client waits (see push.go).
+			c.outMu.Unlock()
+			woken := s.waitBlocked(c, wt, req.deadline)
+			c.outMu.Lock()
+			if !woken {
 				return timedOut()
 			}
 		} else if !req.deadline.IsZero() && !time.Now().Before(req.deadline) {

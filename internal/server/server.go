@@ -47,6 +47,8 @@ type Server struct {
 	// always).
 	durable  durableWriter
 	handlers map[*command.Spec]*cmdEntry
+	// ps is the pub/sub registry (cmd_pubsub.go).
+	ps pubsubState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -103,7 +105,11 @@ func New(o Options) *Server {
 		shutdownReq: make(chan struct{}),
 	}
 	s.durable.s = s
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), transactionCommands()} {
+	s.initPubSub()
+	s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
+	s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
+	s.st.SetEventSink(s.publishEvents)
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])

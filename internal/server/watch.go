@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/store"
 )
 
@@ -135,11 +136,31 @@ func (w *watches) touchFlushed(tx *store.Tx, db, other int) error {
 }
 
 // keysModified is the one place a commit reports the keys it changed:
-// blocked clients are woken and WATCH's watchers marked dirty. It runs
-// while the committing transaction still holds its locks, so an EXEC that
-// holds the locks of its watched keys has seen every earlier change.
+// blocked clients are woken, WATCH's watchers marked dirty and the keyspace
+// events published. It runs while the committing transaction still holds
+// its locks, so an EXEC that holds the locks of its watched keys has seen
+// every earlier change, and a key's events go out in commit order.
 func (s *Server) keysModified(tx *store.Tx) {
 	tx.EachTouched(s.keyModified)
+	s.publishEvents(tx)
+}
+
+// publishEvents publishes a committed Tx's keyspace events, as Redis's
+// notifyKeyspaceEvent: the event name on __keyspace@<db>__:<key> (class
+// K), the key on __keyevent@<db>__:<event> (class E).
+func (s *Server) publishEvents(tx *store.Tx) {
+	classes := s.cfg.NotifyKeyspaceEvents()
+	var buf []byte
+	tx.EachEvent(func(_ notify.Class, name string, db int, key []byte) {
+		if classes&notify.Keyspace != 0 {
+			buf = notify.AppendKeyspaceChannel(buf[:0], db, key)
+			s.publish(buf, []byte(name))
+		}
+		if classes&notify.Keyevent != 0 {
+			buf = notify.AppendKeyeventChannel(buf[:0], db, name)
+			s.publish(buf, key)
+		}
+	})
 }
 
 func (s *Server) keyModified(db int, key []byte) {
