@@ -136,7 +136,12 @@ func PubSub(ctx context.Context, cfg PubSubConfig) (PubSubResult, error) {
 					fail(fmt.Errorf("subscriber %d: expected a message on %s, got %s", s+1, cfg.Channel, describe(rep)))
 					return
 				}
-				sent, err := strconv.ParseInt(string(rep.Elems[2].Str[:min(stampLen, len(rep.Elems[2].Str))]), 16, 64)
+				msg := rep.Elems[2].Str
+				if len(msg) != cfg.PayloadSize {
+					fail(fmt.Errorf("subscriber %d: a message of %d bytes, want %d", s+1, len(msg), cfg.PayloadSize))
+					return
+				}
+				sent, err := strconv.ParseInt(string(msg[:stampLen]), 16, 64)
 				if err != nil {
 					fail(fmt.Errorf("subscriber %d: message payload without its send time: %q", s+1, rep.Elems[2].Str))
 					return
@@ -158,7 +163,7 @@ func PubSub(ctx context.Context, cfg PubSubConfig) (PubSubResult, error) {
 		go func() {
 			defer pubWG.Done()
 			rr := newReplyReader(conn)
-			var buf, payload []byte
+			var buf, one []byte
 			for {
 				first := next.Add(int64(cfg.Pipeline)) - int64(cfg.Pipeline)
 				if first >= cfg.Messages || rctx.Err() != nil {
@@ -166,13 +171,18 @@ func PubSub(ctx context.Context, cfg PubSubConfig) (PubSubResult, error) {
 				}
 				k := int(min(int64(cfg.Pipeline), cfg.Messages-first))
 				t0 := time.Now()
-				payload = fmt.Appendf(payload[:0], "%016x", int64(t0.Sub(start)))
-				payload = append(payload, pad...)
+				// One PUBLISH, stamped with the batch's send time, k times.
+				one = append(one[:0], "*3\r\n$7\r\nPUBLISH\r\n"...)
+				one = AppendBulk(one, cfg.Channel)
+				one = append(one, '$')
+				one = strconv.AppendInt(one, int64(cfg.PayloadSize), 10)
+				one = append(one, '\r', '\n')
+				one = fmt.Appendf(one, "%016x", int64(t0.Sub(start)))
+				one = append(one, pad...)
+				one = append(one, '\r', '\n')
 				buf = buf[:0]
 				for range k {
-					buf = append(buf, "*3\r\n$7\r\nPUBLISH\r\n"...)
-					buf = AppendBulk(buf, cfg.Channel)
-					buf = AppendBulk(buf, string(payload))
+					buf = append(buf, one...)
 				}
 				_ = conn.SetDeadline(t0.Add(timeout))
 				if _, err := conn.Write(buf); err != nil {
