@@ -83,6 +83,12 @@ type client struct {
 	// client's WATCHed keys.
 	multi *multiState
 	watch watchState
+	// trk is the client's CLIENT TRACKING mode (nil: off); trkBroken
+	// marks a redirection to a client that has gone; trkCaching is CLIENT
+	// CACHING's flag for the next command.
+	trk        atomic.Pointer[trackState]
+	trkBroken  atomic.Bool
+	trkCaching bool
 
 	// outMu orders what is written to the connection: the client's
 	// goroutine holds it while it runs commands and flushes their replies,
@@ -184,6 +190,7 @@ func (c *client) serve() {
 	defer c.outMu.Unlock()
 	defer c.srv.forget(c)
 	defer c.srv.watches.unwatchAll(c)
+	defer c.srv.disableTracking(c)
 	defer c.nc.Close()
 	// Replies the durable writer holds go out before the connection closes
 	// (QUIT's +OK among them).
