@@ -76,10 +76,13 @@ func pubsubCommands() []cmdEntry {
 		def("unsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Stops listening to messages posted to channels.", cmdUnsubscribe),
 		def("psubscribe", -2, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Listens for messages published to channels that match one or more patterns.", cmdPSubscribe),
 		def("punsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Stops listening to messages published to channels that match one or more patterns.", cmdPUnsubscribe),
-		def("publish", 3, command.PubSub|loading|stale|fast|command.MayReplicate, noKeys, psCat, "pubsub", "2.0.0", "Posts a message to a channel.", cmdPublish),
+		// Redis flags PUBLISH and SPUBLISH may_replicate but hides that
+		// flag from COMMAND INFO; Cairn, which does not replicate yet,
+		// leaves it off so that COMMAND INFO matches.
+		def("publish", 3, command.PubSub|loading|stale|fast, noKeys, psCat, "pubsub", "2.0.0", "Posts a message to a channel.", cmdPublish),
 		shardKeys(def("ssubscribe", -2, subFlags, noKeys, psCat, "pubsub", "7.0.0", "Listens for messages published to shard channels.", cmdSSubscribe), -1),
 		shardKeys(def("sunsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "7.0.0", "Stops listening to messages posted to shard channels.", cmdSUnsubscribe), -1),
-		shardKeys(def("spublish", 3, command.PubSub|loading|stale|fast|command.MayReplicate, noKeys, psCat, "pubsub", "7.0.0", "Post a message to a shard channel", cmdSPublish), 0),
+		shardKeys(def("spublish", 3, command.PubSub|loading|stale|fast, noKeys, psCat, "pubsub", "7.0.0", "Post a message to a shard channel", cmdSPublish), 0),
 		container("pubsub", "pubsub", "2.8.0", "A container for Pub/Sub commands.", 0,
 			def("pubsub|channels", -2, command.PubSub|loading|stale, noKeys, psCat, "pubsub", "2.8.0", "Returns the active channels.", cmdPubsubChannels),
 			def("pubsub|numpat", 2, command.PubSub|loading|stale, noKeys, psCat, "pubsub", "2.8.0", "Returns a count of unique pattern subscriptions.", cmdPubsubNumPat),

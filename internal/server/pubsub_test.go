@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -574,4 +575,34 @@ func TestPublishInAGroupWaitsForItsCommit(t *testing.T) {
 	}
 	deferred[0]()
 	sub.expect(wirePush(2, -1, "message", "ch", "msg"))
+}
+
+// TestPubSubCommandInfoMatchesRedis compares the commands' specs (arity,
+// flags, key positions and specs, ACL categories, subcommands) with
+// redis-server's COMMAND INFO.
+func TestPubSubCommandInfoMatchesRedis(t *testing.T) {
+	rc := redistest.Start(t)
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	for _, name := range []string{"subscribe", "unsubscribe", "psubscribe", "punsubscribe", "publish",
+		"ssubscribe", "sunsubscribe", "spublish", "pubsub"} {
+		// Redis lists subcommands in its dictionary's order: compare them
+		// sorted.
+		sortSubs := func(v any) string {
+			info := v.([]any)[0].([]any)
+			subs := info[len(info)-1].([]any)
+			names := make([]string, len(subs))
+			for i, s := range subs {
+				names[i] = fmt.Sprint(s)
+			}
+			slices.Sort(names)
+			return fmt.Sprint(info[:len(info)-1], names)
+		}
+		want := sortSubs(canonReply(rc.Do("COMMAND", "INFO", name)))
+		got := sortSubs(canonReply(c.Do(ctx, "COMMAND", "INFO", name).Result()))
+		if got != want {
+			t.Errorf("COMMAND INFO %s\n  Cairn: %v\n  Redis: %v", name, got, want)
+		}
+	}
 }
