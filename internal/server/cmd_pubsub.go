@@ -179,8 +179,8 @@ func cmdSSubscribe(x *ctx)   { subscribeKind(x, pubsub.Shard) }
 func cmdUnsubscribe(x *ctx)  { unsubscribeKind(x, pubsub.Global, false) }
 func cmdSUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Shard, false) }
 func cmdPUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Global, true) }
-func cmdPublish(x *ctx)      { x.w.Int(int64(x.publish(pubsub.Global))) }
-func cmdSPublish(x *ctx)     { x.w.Int(int64(x.publish(pubsub.Shard))) }
+func cmdPublish(x *ctx)      { replyPublish(x, pubsub.Global) }
+func cmdSPublish(x *ctx)     { replyPublish(x, pubsub.Shard) }
 func cmdPubsubNumPat(x *ctx) { _, p, _ := x.srv.ps.hub.Stats(); x.w.Int(int64(p)) }
 func cmdPubsubChannels(x *ctx) {
 	channelList(x, pubsub.Global)
@@ -195,6 +195,17 @@ func cmdPSubscribe(x *ctx) {
 		x.replySubscription("psubscribe", p, n)
 	}
 	x.updatePubSubMode()
+}
+
+// replyPublish publishes and replies with the count. A RESP3 client that
+// receives its own message gets it before the reply, as from Redis, which
+// queues it first.
+func replyPublish(x *ctx, k pubsub.Kind) {
+	n := x.publish(k)
+	if x.deferred == nil && x.cl != nil {
+		x.cl.takePushes()
+	}
+	x.w.Int(int64(n))
 }
 
 // publish answers PUBLISH and SPUBLISH: the receivers are counted now, and

@@ -283,6 +283,12 @@ func TestPubSubMatchesRedis(t *testing.T) {
 				s(2, "UNSUBSCRIBE", "c2", "zz"), s(1, "PUNSUBSCRIBE", "c[0-9]"), s(1, "UNSUBSCRIBE"),
 				s(1, "GET", "k"), s(1, "SUNSUBSCRIBE"), s(1, "GET", "k"), s(1, "PING"),
 			}
+			if proto == 3 {
+				// A subscriber publishing to itself gets the message,
+				// then the count.
+				steps = append(steps, s(1, "SUBSCRIBE", "me"), s(2, "PUBLISH", "me", "self"),
+					s(1, "SSUBSCRIBE", "sme"), s(2, "SPUBLISH", "sme", "self"))
+			}
 			for i, st := range steps {
 				rc, cc := rs, cs
 				if st.pub {
@@ -605,4 +611,20 @@ func TestPubSubCommandInfoMatchesRedis(t *testing.T) {
 			t.Errorf("COMMAND INFO %s\n  Cairn: %v\n  Redis: %v", name, got, want)
 		}
 	}
+}
+
+// TestPubSubSubscribersAreNeverIdle: the timeout setting closes idle
+// clients, but not those with subscriptions, as in Redis.
+func TestPubSubSubscribersAreNeverIdle(t *testing.T) {
+	ts := startServer(t, "timeout", "1")
+	sub := ts.wire(t)
+	sub.sendOnly("SUBSCRIBE", "ch")
+	sub.expect(wirePush(2, 1, "subscribe", "ch"))
+	idle := ts.wire(t)
+	idle.run([]wireStep{wstep("+PONG\r\n", "PING")})
+	time.Sleep(2500 * time.Millisecond)
+	idle.expectClosed()
+	pub := ts.wire(t)
+	pub.run([]wireStep{wstep(":1\r\n", "PUBLISH", "ch", "still here")})
+	sub.expect(wirePush(2, -1, "message", "ch", "still here"))
 }
