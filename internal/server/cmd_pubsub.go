@@ -175,7 +175,6 @@ func unsubscribeKind(x *ctx, k pubsub.Kind, patterns bool) {
 }
 
 func cmdSubscribe(x *ctx)    { subscribeKind(x, pubsub.Global) }
-func cmdSSubscribe(x *ctx)   { subscribeKind(x, pubsub.Shard) }
 func cmdUnsubscribe(x *ctx)  { unsubscribeKind(x, pubsub.Global, false) }
 func cmdSUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Shard, false) }
 func cmdPUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Global, true) }
@@ -188,6 +187,17 @@ func cmdPubsubChannels(x *ctx) {
 func cmdPubsubShardChannels(x *ctx) { channelList(x, pubsub.Shard) }
 func cmdPubsubNumSub(x *ctx)        { numSub(x, pubsub.Global) }
 func cmdPubsubShardNumSub(x *ctx)   { numSub(x, pubsub.Shard) }
+
+func cmdSSubscribe(x *ctx) {
+	if x.deferred != nil {
+		// Redis runs a transaction's commands as a client that may not
+		// block, which SSUBSCRIBE refuses (SUBSCRIBE and PSUBSCRIBE make
+		// an exception for MULTI, for compatibility).
+		x.errorReply("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+		return
+	}
+	subscribeKind(x, pubsub.Shard)
+}
 
 func cmdPSubscribe(x *ctx) {
 	for _, p := range x.args[1:] {

@@ -206,6 +206,9 @@ func TestPubSubIntrospection(t *testing.T) {
 	if got := clientLines(t, textOf(t, 2, q.do("CLIENT", "LIST", "TYPE", "normal"))); len(got) != 1 {
 		t.Fatalf("CLIENT LIST TYPE normal lists %d clients", len(got))
 	}
+	q.run([]wireStep{wstep(":2\r\n", "CLIENT", "KILL", "TYPE", "pubsub")})
+	a.expectClosed()
+	b.expectClosed()
 }
 
 func TestPubSubResetAndCloseDropSubscriptions(t *testing.T) {
@@ -581,6 +584,15 @@ func TestPublishInAGroupWaitsForItsCommit(t *testing.T) {
 	}
 	deferred[0]()
 	sub.expect(wirePush(2, -1, "message", "ch", "msg"))
+
+	// SSUBSCRIBE refuses to run in a group, as in Redis.
+	out.Reset()
+	x = &ctx{srv: ts.srv, w: resp.NewWriter(&out), args: [][]byte{[]byte("SSUBSCRIBE"), []byte("s")}, deferred: &deferred}
+	cmdSSubscribe(x)
+	_ = x.w.Flush()
+	if want := "-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client\r\n"; out.String() != want {
+		t.Fatalf("SSUBSCRIBE in a group = %q, want %q", out.String(), want)
+	}
 }
 
 // TestPubSubCommandInfoMatchesRedis compares the commands' specs (arity,
