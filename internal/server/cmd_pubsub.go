@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -314,15 +313,4 @@ func cmdPubsubHelp(x *ctx) {
 		"SHARDNUMSUB [<shardchannel> ...]",
 		"    Return the number of subscribers for the specified shard level channel(s)",
 	)
-}
-
-// pubsubInfo is INFO stats' pub/sub fields.
-func (s *Server) pubsubInfo() [][2]string {
-	ch, pat, shard := s.ps.hub.Stats()
-	return [][2]string{
-		{"pubsub_channels", strconv.Itoa(ch)},
-		{"pubsub_patterns", strconv.Itoa(pat)},
-		{"pubsubshard_channels", strconv.Itoa(shard)},
-		{"client_output_buffer_limit_disconnections", strconv.FormatInt(s.ps.obufDisconnects.Load(), 10)},
-	}
 }
