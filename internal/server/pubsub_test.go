@@ -640,3 +640,72 @@ func TestPubSubSubscribersAreNeverIdle(t *testing.T) {
 	pub.run([]wireStep{wstep(":1\r\n", "PUBLISH", "ch", "still here")})
 	sub.expect(wirePush(2, -1, "message", "ch", "still here"))
 }
+
+// TestPubSubConcurrentChurn has subscribers in both protocols subscribe,
+// unsubscribe, run commands and hang up while publishers publish, to give
+// the race detector every interleaving of pushes, replies and departures
+// it can find. Every reply must parse; the server must stop cleanly.
+func TestPubSubConcurrentChurn(t *testing.T) {
+	ts := startServer(t, "appendfsync", "always")
+	ctx := context.Background()
+	const rounds = 40
+	done := make(chan error, 8)
+	for i := range 4 {
+		go func() {
+			var err error
+			defer func() { done <- err }()
+			for r := range rounds {
+				c := redis.NewClient(&redis.Options{Addr: ts.addr, Protocol: 2 + i%2, PoolSize: 1})
+				ps := c.Subscribe(ctx, "churn", "c"+strconv.Itoa(i))
+				if _, err = ps.Receive(ctx); err != nil {
+					return
+				}
+				if err = ps.PSubscribe(ctx, "ch*"); err != nil {
+					return
+				}
+				if i%2 == 1 {
+					// RESP3: ordinary commands between the messages.
+					if err = c.Set(ctx, "k"+strconv.Itoa(i), r, 0).Err(); err != nil {
+						return
+					}
+				}
+				if r%2 == 0 {
+					_ = ps.Unsubscribe(ctx)
+				}
+				_ = ps.Close()
+				_ = c.Close()
+			}
+		}()
+	}
+	for range 2 {
+		go func() {
+			var err error
+			defer func() { done <- err }()
+			c := redis.NewClient(&redis.Options{Addr: ts.addr, PoolSize: 1})
+			defer c.Close()
+			for r := range rounds * 20 {
+				if err = c.Publish(ctx, "churn", strconv.Itoa(r)).Err(); err != nil {
+					return
+				}
+				if err = c.SPublish(ctx, "churn", "s").Err(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for range 6 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := ts.wire(t)
+	for i := 0; ; i++ {
+		if q.do("PUBSUB", "NUMPAT") == ":0\r\n" {
+			break
+		}
+		if i == 500 {
+			t.Fatal("subscriptions of closed clients remain")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

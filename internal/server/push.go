@@ -152,7 +152,9 @@ func (c *client) drainPushes() {
 		o.inflight = len(buf)
 		o.mu.Unlock()
 		// Replies the durable writer still holds were written before these
-		// pushes were taken: they go first.
+		// pushes were taken: they go first. (waitQueued is otherwise the
+		// connection goroutine's, which cannot be queueing or waiting
+		// while this goroutine holds outMu.)
 		c.waitQueued()
 		_, err := c.nc.Write(buf)
 		c.outMu.Unlock()
