@@ -196,6 +196,14 @@ func (c *client) takePushes() {
 	o.mu.Unlock()
 }
 
+// waitBlockedUnlocked is waitBlocked with outMu let go, so that pushes
+// reach a client while it waits in a blocking command.
+func (s *Server) waitBlockedUnlocked(c *client, w *waiter, deadline time.Time) bool {
+	c.outMu.Unlock()
+	defer c.outMu.Lock()
+	return s.waitBlocked(c, w, deadline)
+}
+
 // closePushes drops the client's queued pushes and refuses later ones.
 func (c *client) closePushes() {
 	o := &c.out
