@@ -153,11 +153,20 @@ func (c *client) rearmIdleTimeout(t time.Duration) {
 	case c.blocked:
 		// A blocked client is not idle; Read arms its deadline again
 		// when the wait is over.
-	case t <= 0:
+	case t <= 0 || c.pubsubMode.Load():
 		_ = c.nc.SetReadDeadline(time.Time{})
 	default:
 		_ = c.nc.SetReadDeadline(time.UnixMilli(c.lastCmdAt.Load()).Add(t))
 	}
+}
+
+// idleTimeout is the timeout setting as it applies to this client: as in
+// Redis, a client with subscriptions is never idle.
+func (c *client) idleTimeout() time.Duration {
+	if c.pubsubMode.Load() {
+		return 0
+	}
+	return c.srv.cfg.Timeout()
 }
 
 // setBlocked marks the client as waiting in a blocking command, or done
@@ -264,7 +273,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	}
 	// A CONFIG SET timeout between reading the setting and arming the
 	// deadline would leave the old one armed; the second look catches it.
-	for t := c.srv.cfg.Timeout(); ; {
+	for t := c.idleTimeout(); ; {
 		switch {
 		case t > 0:
 			_ = c.nc.SetReadDeadline(time.Now().Add(t))
@@ -273,7 +282,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 			_ = c.nc.SetReadDeadline(time.Time{})
 			c.idleDeadline = false
 		}
-		now := c.srv.cfg.Timeout()
+		now := c.idleTimeout()
 		if now == t {
 			break
 		}

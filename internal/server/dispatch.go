@@ -454,11 +454,7 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 			return failed, ran, false
 		}
 		if s.blocked.sleep(wt) {
-			// Pushes may go out while the client waits (see push.go).
-			c.outMu.Unlock()
-			woken := s.waitBlocked(c, wt, req.deadline)
-			c.outMu.Lock()
-			if !woken {
+			if !s.waitBlockedUnlocked(c, wt, req.deadline) {
 				return timedOut()
 			}
 		} else if !req.deadline.IsZero() && !time.Now().Before(req.deadline) {
