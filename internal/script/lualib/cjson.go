@@ -214,16 +214,17 @@ var jsonEscapes = func() [256]string {
 }()
 
 type jsonEncoder struct {
-	L   *lua.LState
-	cfg *jsonConfig
-	buf []byte
+	L      *lua.LState
+	cfg    *jsonConfig
+	buf    []byte
+	budget budget
 }
 
 func (cfg *jsonConfig) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		argError(L, 1, "encode", "expected 1 argument")
 	}
-	e := &jsonEncoder{L: L, cfg: cfg}
+	e := &jsonEncoder{L: L, cfg: cfg, budget: budget{L: L}}
 	// The C encoder holds its argument on the stack: one slot in use.
 	e.value(L.Get(1), 0, 1)
 	L.Push(lua.LString(e.buf))
@@ -270,6 +271,7 @@ func (e *jsonEncoder) number(v lua.LNumber) {
 // value appends v; depth counts the tables around it, slots the stack
 // slots the C encoder would hold.
 func (e *jsonEncoder) value(v lua.LValue, depth, slots int) {
+	e.budget.step(len(e.buf), "Cannot serialise")
 	switch x := v.(type) {
 	case lua.LString:
 		e.str(string(x))

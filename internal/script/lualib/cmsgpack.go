@@ -36,14 +36,16 @@ func msgpackPack(L *lua.LState) int {
 		argError(L, 0, "pack", "Too many arguments for MessagePack pack.")
 	}
 	var buf []byte
+	b := &budget{L: L}
 	for i := 1; i <= n; i++ {
-		buf = msgpackEncode(L, buf, L.Get(i), 0)
+		buf = msgpackEncode(b, buf, L.Get(i), 0)
 	}
 	L.Push(lua.LString(buf))
 	return 1
 }
 
-func msgpackEncode(L *lua.LState, buf []byte, v lua.LValue, level int) []byte {
+func msgpackEncode(b *budget, buf []byte, v lua.LValue, level int) []byte {
+	b.step(len(buf), "MessagePack pack")
 	switch x := v.(type) {
 	case lua.LString:
 		return msgpackBytes(buf, string(x))
@@ -71,7 +73,7 @@ func msgpackEncode(L *lua.LState, buf []byte, v lua.LValue, level int) []byte {
 			n := x.Len()
 			buf = msgpackHeader(buf, 0x90, 0xdc, 0xdd, uint64(n))
 			for j := 1; j <= n; j++ {
-				buf = msgpackEncode(L, buf, L.GetTable(x, lua.LNumber(j)), level+1)
+				buf = msgpackEncode(b, buf, b.L.GetTable(x, lua.LNumber(j)), level+1)
 			}
 			return buf
 		}
@@ -81,8 +83,8 @@ func msgpackEncode(L *lua.LState, buf []byte, v lua.LValue, level int) []byte {
 		}
 		buf = msgpackHeader(buf, 0x80, 0xde, 0xdf, uint64(n))
 		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
-			buf = msgpackEncode(L, buf, k, level+1)
-			buf = msgpackEncode(L, buf, val, level+1)
+			buf = msgpackEncode(b, buf, k, level+1)
+			buf = msgpackEncode(b, buf, val, level+1)
 		}
 		return buf
 	}

@@ -35,6 +35,13 @@ import (
 // function hold more slots than this.
 const maxCStack = 8000
 
+// maxOutput bounds what an encoder (cjson.encode, cmsgpack.pack) may
+// produce: proto-max-bulk-len's default, the largest string a reply can
+// carry. A table that shares its subtables can stand for an output far
+// larger than memory; where Redis would spin until it runs out, the Go
+// encoders stop with an error.
+const maxOutput = 512 << 20
+
 // OpenAll installs cjson, struct, cmsgpack and bit as globals, in the order
 // Redis's luaLoadLibraries loads them.
 func OpenAll(L *lua.LState) {
@@ -66,6 +73,26 @@ func raise(L *lua.LState, format string, args ...any) {
 // a C function read: with no position at all.
 func raiseRuntime(L *lua.LState, msg string) {
 	L.Error(lua.LString(msg), 0)
+}
+
+// budget lets long loops over Lua data be stopped: by the state's context
+// (the script's deadline or a kill), checked every 1024 steps, and by
+// maxOutput.
+type budget struct {
+	L     *lua.LState
+	steps uint
+}
+
+func (b *budget) step(outLen int, what string) {
+	b.steps++
+	if b.steps%1024 == 0 {
+		if ctx := b.L.Context(); ctx != nil && ctx.Err() != nil {
+			raise(b.L, "%s", ctx.Err().Error())
+		}
+	}
+	if outLen > maxOutput {
+		raise(b.L, "%s: output exceeds %d bytes", what, maxOutput)
+	}
 }
 
 // where is luaL_where(L, 1): "chunk:line: " of the caller.
