@@ -1,7 +1,6 @@
 package lualib
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -117,7 +116,7 @@ func (f *structFormat) control(opt byte) {
 		}
 		f.align = a
 	default:
-		argError(f.L, 1, f.fname, fmt.Sprintf("invalid format option '%c'", opt))
+		argError(f.L, 1, f.fname, "invalid format option '"+string([]byte{opt})+"'")
 	}
 }
 
