@@ -2,7 +2,6 @@ package lualib
 
 import (
 	"fmt"
-	"os"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -176,9 +175,6 @@ func TestAgainstRedisRandomEncode(t *testing.T) {
 			"local s = cmsgpack.pack(" + tbl + ") return #s, cmsgpack.unpack(s)",
 		} {
 			want := ref(code)
-			if os.Getenv("SHOW") != "" {
-				fmt.Printf("%.200s\n   => %.200s\n", code, want)
-			}
 			if got := runOurs(t, code); got != want {
 				t.Errorf("%s\n ours:  %s\n redis: %s", code, got, want)
 			}
