@@ -7,7 +7,7 @@ import "testing"
 // text from both; it also proves each case's recorded want is Redis's.
 func TestAgainstRedis(t *testing.T) {
 	ref := startReference(t)
-	for _, group := range [][]libCase{cjsonCases, cmsgpackCases, bitCases, structCases} {
+	for _, group := range [][]libCase{cjsonCases, cmsgpackCases, bitCases, structCases, redisSuiteCases} {
 		for _, c := range group {
 			want := ref(c.code)
 			if got := runOurs(t, c.code); got != want {
