@@ -450,12 +450,9 @@ func (cfg *jsonConfig) decode(L *lua.LState) int {
 	return 1
 }
 
-// decodeJSON is cjson.decode with cfg's settings (nil for the defaults);
-// it raises a Lua error on bad input.
+// decodeJSON is cjson.decode with cfg's settings; it raises a Lua error on
+// bad input.
 func decodeJSON(L *lua.LState, cfg *jsonConfig, data string) lua.LValue {
-	if cfg == nil {
-		cfg = &jsonConfig{decodeMaxDepth: jsonMaxDepth, decodeInvalid: true, null: Null(L)}
-	}
 	if len(data) >= 2 && (data[0] == 0 || data[1] == 0) {
 		raise(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
