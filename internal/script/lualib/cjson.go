@@ -549,26 +549,15 @@ func (d *jsonDecoder) invalidNumber() bool {
 
 func (d *jsonDecoder) number(tok *jsonToken) {
 	tok.typ = tNumber
-	rest := d.data[d.pos:]
-	if i := indexNUL(rest); i >= 0 {
-		rest = rest[:i]
-	}
-	f, n := strtod(rest)
+	// strtod stops at a NUL byte as the C one does at the string's end:
+	// no character of a number is NUL.
+	f, n := strtod(d.data[d.pos:])
 	if n == 0 {
 		d.tokenError(tok, "invalid number")
 		return
 	}
 	tok.num = f
 	d.pos += n
-}
-
-func indexNUL(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 func (d *jsonDecoder) string(tok *jsonToken) {

@@ -173,3 +173,23 @@ func TestHugeSharedTables(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeInputs decodes inputs of a few megabytes: the decoders must be
+// linear (a scan to the end of the input per number once made this take
+// minutes).
+func TestLargeInputs(t *testing.T) {
+	L := newState(t)
+	err := L.DoString(`
+		local s = "[" .. string.rep("-12.5e3,", 199999) .. "7]"
+		local t = cjson.decode(s)
+		assert(#t == 200000 and t[1] == -12500 and t[200000] == 7, "cjson")
+		local packed = cmsgpack.pack(t)
+		local u = cmsgpack.unpack(packed)
+		assert(#u == 200000 and u[1] == -12500 and u[200000] == 7, "cmsgpack")
+		local fmt = string.rep("i", 7000)
+		local data = struct.pack(fmt, unpack(t, 1, 7000))
+		assert(select("#", struct.unpack(fmt, data)) == 7001, "struct")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
