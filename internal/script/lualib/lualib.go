@@ -13,13 +13,19 @@
 //
 // The package knows nothing of Redis or the server: it only installs Lua
 // tables of Go functions into an LState. It never panics on bad input;
-// every failure is raised as a Lua error, without position prefix, like
-// luaL_error raised from a C function.
+// every failure is raised as a Lua error whose text is luaL_error's: the
+// calling Lua code's "chunk:line: ", then the message. The encoders also
+// stop when the state's context ends (a script's deadline) and past
+// maxOutput bytes, where Redis's C code would spin on.
 //
-// Caveats: JSON objects and msgpack maps are written in gopher-lua's table
-// iteration order, which differs from C Lua's; Redis makes no promise about
-// that order either. Making the globals read-only, as Redis 7 does, is the
-// caller's job.
+// Caveats:
+//   - JSON objects and msgpack maps are written in gopher-lua's table
+//     iteration order, which differs from C Lua's; Redis promises no order.
+//   - cmsgpack.unpack and struct.unpack can return up to 7999 values, as in
+//     Redis: the state needs a registry that holds them (lua.Options
+//     RegistrySize about 16k, or RegistryMaxSize to let it grow), or those
+//     calls fail with gopher-lua's "registry overflow".
+//   - Making the globals read-only, as Redis 7 does, is the caller's job.
 package lualib
 
 import (
