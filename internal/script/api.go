@@ -178,7 +178,7 @@ func (v *vm) setLog(t *lua.LTable) {
 		}
 		if r := v.run; r != nil {
 			r.host.Log(level, b.String())
-		} else if v.e.opts.Log != nil {
+		} else if v.e.opts.Log != nil && (v.loading == nil || !v.loading.quiet) {
 			v.e.opts.Log(level, b.String())
 		}
 		return 0

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,9 @@ type Options struct {
 	// MaxReplyElements bounds the elements of a script's result; a larger
 	// result is replaced by an error reply. Default 1<<24.
 	MaxReplyElements int
+	// MaxStringLen bounds string.rep's result, which would otherwise let
+	// one call allocate without limit; default 512 MiB (proto-max-bulk-len).
+	MaxStringLen int64
 	// PoolSize is how many idle Lua states are kept; default 4.
 	PoolSize int
 	// CallStackSize is the deepest Lua call nesting (Lua 5.1's
@@ -78,6 +82,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxReplyElements <= 0 {
 		o.MaxReplyElements = 1 << 24
+	}
+	if o.MaxStringLen <= 0 {
+		o.MaxStringLen = 512 << 20
 	}
 	if o.PoolSize <= 0 {
 		o.PoolSize = 4
@@ -356,11 +363,30 @@ func (v *vm) pcall0(nargs int) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			v.broken = true
+			msg := fmt.Sprint(p)
 			if ae, ok := p.(*lua.ApiError); ok {
-				err = ae
-				return
+				msg = lua.LVAsString(ae.Object)
 			}
-			err = fmt.Errorf("%v", p)
+			if msg == "lua callstack overflow" {
+				// The call stack is still as deep as it got: say where,
+				// as Lua's "stack overflow" error would.
+				msg = "stack overflow"
+			}
+			t := v.L.NewTable()
+			for level := 0; level < 3; level++ {
+				d, ok := v.L.GetStack(level)
+				if !ok {
+					break
+				}
+				if _, gerr := v.L.GetInfo("Sl", d, lua.LNil); gerr == nil && d.What != "G" && d.CurrentLine > 0 {
+					msg = fmt.Sprintf("%s:%d: %s", d.Source, d.CurrentLine, msg)
+					t.RawSetString("source", lua.LString("@"+d.Source))
+					t.RawSetString("line", lua.LNumber(d.CurrentLine))
+					break
+				}
+			}
+			t.RawSetString("err", lua.LString("ERR "+msg))
+			err = &lua.ApiError{Type: lua.ApiErrorPanic, Object: t}
 		}
 	}()
 	return v.L.PCall(nargs, 1, v.errHandler)
@@ -394,7 +420,17 @@ func errorInfo(err error) errInfo {
 		if msg == "lua callstack overflow" { // gopher-lua's growing stack
 			msg = "stack overflow"
 		}
-		return errInfo{msg: "ERR " + msg}
+		// The error handler could not run (no room left on the stack):
+		// take the position from the message, "source:line: text".
+		i := errInfo{msg: "ERR " + msg}
+		if src, rest, ok := strings.Cut(msg, ":"); ok && src != "" && !strings.ContainsAny(src, " \n") {
+			if num, _, ok := strings.Cut(rest, ":"); ok {
+				if n, err := strconv.Atoi(num); err == nil {
+					i.source, i.line, i.hasLine = "@"+src, n, true
+				}
+			}
+		}
+		return i
 	}
 	var i errInfo
 	switch m := t.RawGetString("err").(type) {
@@ -437,7 +473,13 @@ func parseChunk(src []byte, name string) (chunk []ast.Stmt, err error) {
 		if line <= 0 {
 			line, tok = bytes.Count(src, []byte("\n"))+1, "<eof>"
 		}
-		return nil, &compileError{msg: fmt.Sprintf("%s:%d: %s near '%s'", name, line, pe.Message, tok)}
+		msg := pe.Message
+		if msg == "syntax error" || msg == "parse error" {
+			// gopher-lua's parser has no finer diagnosis; this is Lua's
+			// most common one.
+			msg = "unexpected symbol"
+		}
+		return nil, &compileError{msg: fmt.Sprintf("%s:%d: %s near '%s'", name, line, msg, tok)}
 	}
 	return nil, &compileError{msg: fmt.Sprintf("%s: %s", name, strings.TrimSpace(perr.Error()))}
 }

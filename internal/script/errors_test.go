@@ -27,7 +27,7 @@ func TestScriptErrors(t *testing.T) {
 		{"bad argument", "local x={} return redis.call('ping', x)", "ERR Lua redis lib command arguments must be strings or integers script: {sha}, on @user_script:1."},
 		{"error()", "error('boom')", "ERR user_script:1: boom script: {sha}, on @user_script:1."},
 		{"error table", "error({err='MY boom'})", "MY boom script: {sha}, on @user_script:1."},
-		{"compile error", "return +", "ERR Error compiling script (new function): user_script:1: syntax error near '+'"},
+		{"compile error", "return +", "ERR Error compiling script (new function): user_script:1: unexpected symbol near '+'"},
 		{"shebang engine", "#!python\nreturn 1", "ERR Unexpected engine in script shebang: #!python"},
 		{"shebang flag", "#!lua flags=no-writes,bad\nreturn 1", "ERR Unexpected flag in script shebang: bad"},
 		{"shebang option", "#!lua name=x\nreturn 1", "ERR Unknown lua shebang option: name=x"},
@@ -272,8 +272,11 @@ func TestLimits(t *testing.T) {
 	e := NewEngine(Options{MaxReplyElements: 2_000_000})
 	t.Cleanup(e.Close)
 	cases := []struct{ name, body, prefix string }{
-		{"recursion", "local function f(n) return f(n+1)+1 end return f(1)", "-ERR stack overflow"},
-		{"pcall recursion", "local function f() return pcall(f) end return f()", ""},
+		{"recursion", "local function f(n) return f(n+1)+1 end return f(1)", "-ERR user_script:1: stack overflow script: d2f9f93b96f501830d28382031d5a8cf56e23d5a, on @user_script:1.\r\n"},
+		{"pcall recursion", "local function f() return pcall(f) end return f()", ":1\r\n"},
+		{"unpack limit", "local t = {} for i=1,100000 do t[i]=i end return select('#', unpack(t))", "-ERR user_script:1: too many results to unpack script: "},
+		{"unpack 300", "local t = {} for i=1,300 do t[i]=i end return select('#', unpack(t))", ":300\r\n"},
+		{"string.rep huge", "return string.rep('x', 1e12)", "-ERR user_script:1: not enough memory script: "},
 		{"unpack", "local t = {} for i=1,2000000 do t[i]=i end return select('#', unpack(t))", "-ERR user_script:1: "},
 		{"million elements", "local t = {} for i=1,1000000 do t[i]=i end return t", "*1000000\r\n:1\r\n"},
 		{"too many elements", "local t = {} for i=1,3000000 do t[i]=i end return t", "-ERR reply of more than 2000000 elements"},

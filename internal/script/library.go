@@ -23,8 +23,8 @@ type Library struct {
 // Function is a function a library registered.
 type Function struct {
 	Name        string
-	Description string // "" with HasDescription false when none was given
-	HasDesc     bool
+	Description string
+	HasDesc     bool // whether a description was given (FUNCTION LIST prints null if not)
 	Flags       Flags
 	Library     *Library
 }
@@ -47,6 +47,7 @@ func newLibraries() libraries {
 type loadCtx struct {
 	lib   *Library
 	funcs map[string]*lua.LFunction
+	quiet bool // a reload into a pooled state: redis.log writes nothing
 }
 
 // registerFunction is redis.register_function, in both its forms.
@@ -153,7 +154,7 @@ func (v *vm) registerFunction(L *lua.LState) int {
 
 // loadLibrary runs a library's code in v's load-time sandbox and returns
 // what it registered. The error is Redis's reply text.
-func (v *vm) loadLibrary(ctx context.Context, lib *Library, code []byte) (map[string]*lua.LFunction, error) {
+func (v *vm) loadLibrary(ctx context.Context, lib *Library, code []byte, quiet bool) (map[string]*lua.LFunction, error) {
 	proto, err := compile(code, "user_function")
 	if err != nil {
 		return nil, replyErr("ERR Error compiling function: %s", err.Error())
@@ -161,7 +162,7 @@ func (v *vm) loadLibrary(ctx context.Context, lib *Library, code []byte) (map[st
 	L := v.L
 	ctx, cancel := context.WithTimeout(runCtx(ctx), v.e.opts.LoadTimeout)
 	defer cancel()
-	lc := &loadCtx{lib: lib, funcs: map[string]*lua.LFunction{}}
+	lc := &loadCtx{lib: lib, funcs: map[string]*lua.LFunction{}, quiet: quiet}
 	v.loading = lc
 	L.SetContext(ctx)
 	defer func() {
@@ -195,7 +196,7 @@ func (e *Engine) buildLibrary(ctx context.Context, v *vm, payload []byte) (*Libr
 		return nil, nil, replyErr("ERR Engine '%s' not found", h.Engine)
 	}
 	lib := &Library{Name: h.Name, Engine: "LUA", Code: append([]byte(nil), payload...)}
-	funcs, err := v.loadLibrary(ctx, lib, h.Code)
+	funcs, err := v.loadLibrary(ctx, lib, h.Code, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -392,7 +393,7 @@ func (e *Engine) ensureLibraries(ctx context.Context, v *vm) error {
 			return err
 		}
 		scratch := &Library{Name: lib.Name}
-		fs, err := v.loadLibrary(ctx, scratch, h.Code)
+		fs, err := v.loadLibrary(ctx, scratch, h.Code, true)
 		if err != nil {
 			return err
 		}

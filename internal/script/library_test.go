@@ -44,7 +44,7 @@ func TestLibraryLoadErrors(t *testing.T) {
 		{"bad option", "#!lua foo=bar\n", "ERR Invalid metadata value given: foo=bar"},
 		{"bad lib name", "#!lua name=a-b\n", "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"},
 		{"bad engine", "#!bad_engine name=test\nredis.register_function('f', function() end)", "ERR Engine 'bad_engine' not found"},
-		{"compile", "#!lua name=test\nbad script", "ERR Error compiling function: user_function:2: parse error near 'script'"},
+		{"compile", "#!lua name=test\nbad script", "ERR Error compiling function: user_function:2: unexpected symbol near 'script'"},
 		{"no functions", "#!lua name=test\nlocal x = 1", "ERR No functions registered"},
 		{"math at load", "#!lua name=lib2\nreturn math.random()", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'math'"},
 		{"call at load", "#!lua name=lib2\nreturn redis.call('ping')", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'call'"},

@@ -11,9 +11,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// errBadReply is wrapped by every error of the reply parser: the bytes a
-// Host returned from Call are not one well-formed RESP2/RESP3 reply.
-var errBadReply = errors.New("script: malformed command reply")
+// ErrBadReply is wrapped by the error Eval and FCall return when the bytes
+// a Host returned from Call are not one well-formed RESP2/RESP3 reply (or
+// nest deeper than Options.MaxReplyDepth); the run stops as for a Host
+// error, with nothing written.
+var ErrBadReply = errors.New("script: malformed command reply")
 
 // replyParser turns one command reply, in RESP2 or RESP3 bytes, into the Lua
 // value redis.call returns, following Redis's redisProtocolToLuaType
@@ -52,13 +54,13 @@ func parseReply(L *lua.LState, b []byte, maxDepth int) (lua.LValue, error) {
 		return nil, err
 	}
 	if p.pos != len(b) {
-		return nil, fmt.Errorf("%w: %d bytes after the reply", errBadReply, len(b)-p.pos)
+		return nil, fmt.Errorf("%w: %d bytes after the reply", ErrBadReply, len(b)-p.pos)
 	}
 	return v, nil
 }
 
 func (p *replyParser) fail(format string, args ...any) error {
-	return fmt.Errorf("%w at byte %d: %s", errBadReply, p.pos, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w at byte %d: %s", ErrBadReply, p.pos, fmt.Sprintf(format, args...))
 }
 
 // line returns the text up to the next CRLF and moves past it.

@@ -67,7 +67,8 @@ func newVM(e *Engine) *vm {
 		RegistrySize:        1024,
 		RegistryMaxSize:     e.opts.RegistryMaxSize,
 		RegistryGrowStep:    8192,
-		MinimizeStackMemory: true,
+		// A fixed call stack, so that overflowing it is Lua's "stack
+		// overflow" error rather than a panic of the growing one.
 	})
 	v := &vm{
 		e:         e,
@@ -296,11 +297,57 @@ func (v *vm) installBase() {
 	real.RawSetString("pcall", L.NewFunction(v.pcall))
 	real.RawSetString("xpcall", L.NewFunction(v.xpcall))
 	if co, ok := real.RawGetString("coroutine").(*lua.LTable); ok {
+		// A coroutine is a state of its own, made with this state's
+		// options: let its call stack grow on demand rather than take the
+		// main state's full preallocated one.
+		create := co.RawGetString("create")
+		co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+			saved := L.Options
+			L.Options.MinimizeStackMemory = true
+			defer func() { L.Options = saved }()
+			return v.forward(create)
+		}))
+		wrap := co.RawGetString("wrap")
+		co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+			saved := L.Options
+			L.Options.MinimizeStackMemory = true
+			defer func() { L.Options = saved }()
+			return v.forward(wrap)
+		}))
 		resume := co.RawGetString("resume")
 		co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
 			n := v.forward(resume)
 			v.checkAbort()
 			return n
+		}))
+	}
+	real.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		i := L.OptInt(2, 1)
+		j := L.OptInt(3, t.Len())
+		if i > j {
+			return 0
+		}
+		n := j - i + 1
+		// Lua 5.1's lua_checkstack refuses more than LUAI_MAXCSTACK (8000)
+		// values on a C function's stack.
+		if n <= 0 || n+L.GetTop() > 8000 {
+			L.RaiseError("too many results to unpack")
+		}
+		for k := i; k <= j; k++ {
+			L.Push(t.RawGetInt(k))
+		}
+		return n
+	}))
+	if str, ok := real.RawGetString("string").(*lua.LTable); ok {
+		rep := str.RawGetString("rep")
+		str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+			s := L.CheckString(1)
+			n := L.CheckInt(2)
+			if n > 0 && int64(len(s))*int64(n) > v.e.opts.MaxStringLen {
+				L.RaiseError("not enough memory")
+			}
+			return v.forward(rep)
 		}))
 	}
 	if m, ok := real.RawGetString("math").(*lua.LTable); ok {
