@@ -85,8 +85,8 @@ func countReply(v lua.LValue, depth, maxDepth int, limit int) int {
 }
 
 // verbatim returns the {format=, string=} table of a verbatim reply, or nil.
-// A format that is not three bytes long is not a verbatim reply here (Redis
-// would copy three bytes whatever the length).
+// Only a format's first three bytes are used, as Redis copies three; a
+// shorter one is not a verbatim reply here (Redis would read past it).
 func verbatim(t *lua.LTable) *lua.LTable {
 	v, ok := t.RawGetString("verbatim_string").(*lua.LTable)
 	if !ok {
@@ -94,7 +94,7 @@ func verbatim(t *lua.LTable) *lua.LTable {
 	}
 	f, ok1 := v.RawGetString("format").(lua.LString)
 	_, ok2 := v.RawGetString("string").(lua.LString)
-	if !ok1 || !ok2 || len(f) != 3 {
+	if !ok1 || !ok2 || len(f) < 3 {
 		return nil
 	}
 	return v
@@ -146,7 +146,7 @@ func (rw *replyWriter) table(t *lua.LTable, depth int) {
 		return
 	}
 	if v := verbatim(t); v != nil {
-		w.Verbatim(string(v.RawGetString("format").(lua.LString)), string(v.RawGetString("string").(lua.LString)))
+		w.Verbatim(string(v.RawGetString("format").(lua.LString))[:3], string(v.RawGetString("string").(lua.LString)))
 		return
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {

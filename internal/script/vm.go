@@ -62,11 +62,11 @@ type vm struct {
 
 func newVM(e *Engine) *vm {
 	L := lua.NewState(lua.Options{
-		SkipOpenLibs:        true,
-		CallStackSize:       e.opts.CallStackSize,
-		RegistrySize:        1024,
-		RegistryMaxSize:     e.opts.RegistryMaxSize,
-		RegistryGrowStep:    8192,
+		SkipOpenLibs:     true,
+		CallStackSize:    e.opts.CallStackSize,
+		RegistrySize:     1024,
+		RegistryMaxSize:  e.opts.RegistryMaxSize,
+		RegistryGrowStep: 8192,
 		// A fixed call stack, so that overflowing it is Lua's "stack
 		// overflow" error rather than a panic of the growing one.
 	})
@@ -243,7 +243,8 @@ func (v *vm) installBase() {
 	real.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		if _, ok := v.views[t]; ok {
-			L.RaiseError(msgReadonly)
+			// Raised inside a C function in Redis: no position.
+			L.Error(lua.LString(msgReadonly), 0)
 		}
 		t.RawSet(L.CheckAny(2), L.CheckAny(3))
 		L.SetTop(1)
@@ -253,7 +254,7 @@ func (v *vm) installBase() {
 	real.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
 			if _, ok := v.views[t]; ok {
-				L.RaiseError(msgReadonly)
+				L.Error(lua.LString(msgReadonly), 0)
 			}
 		}
 		return v.forward(origSetMT)
@@ -339,6 +340,21 @@ func (v *vm) installBase() {
 		}
 		return n
 	}))
+	if tab, ok := real.RawGetString("table").(*lua.LTable); ok {
+		// table's functions write with raw access: refuse views as Redis's
+		// read-only tables refuse them.
+		for _, name := range []string{"insert", "remove", "sort"} {
+			orig := tab.RawGetString(name)
+			tab.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+				if t, ok := L.Get(1).(*lua.LTable); ok {
+					if _, ok := v.views[t]; ok {
+						L.Error(lua.LString(msgReadonly), 0)
+					}
+				}
+				return v.forward(orig)
+			}))
+		}
+	}
 	if str, ok := real.RawGetString("string").(*lua.LTable); ok {
 		rep := str.RawGetString("rep")
 		str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
