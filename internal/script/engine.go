@@ -61,10 +61,12 @@ type Options struct {
 	// MaxStringLen bounds string.rep's result, which would otherwise let
 	// one call allocate without limit; default 512 MiB (proto-max-bulk-len).
 	MaxStringLen int64
-	// PoolSize is how many idle Lua states are kept; default 4.
+	// PoolSize is how many idle Lua states are kept; default 8. A state
+	// costs about 1 MB and 0.5 ms to make.
 	PoolSize int
-	// CallStackSize is the deepest Lua call nesting (Lua 5.1's
-	// LUAI_MAXCALLS is 20000); default 20000. RegistryMaxSize bounds each
+	// CallStackSize is the deepest Lua call nesting, preallocated per
+	// state (Lua 5.1's LUAI_MAXCALLS is 20000); default 10000.
+	// RegistryMaxSize bounds each
 	// state's value stack; default 1<<18 slots.
 	CallStackSize   int
 	RegistryMaxSize int
@@ -87,10 +89,10 @@ func (o *Options) fill() {
 		o.MaxStringLen = 512 << 20
 	}
 	if o.PoolSize <= 0 {
-		o.PoolSize = 4
+		o.PoolSize = 8
 	}
 	if o.CallStackSize <= 0 {
-		o.CallStackSize = 20000
+		o.CallStackSize = 10000
 	}
 	if o.RegistryMaxSize <= 0 {
 		o.RegistryMaxSize = 1 << 18
@@ -320,11 +322,13 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	r := &run{host: h, resp: 2, name: name}
 	v.run = r
 	v.cdepth = 0
-	L.SetContext(ctx)
-	defer func() {
-		L.RemoveContext()
-		v.run = nil
-	}()
+	if ctx.Done() != nil {
+		// Checked before every instruction; a context that can never be
+		// cancelled costs nothing.
+		L.SetContext(ctx)
+		defer L.RemoveContext()
+	}
+	defer func() { v.run = nil }()
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
