@@ -316,3 +316,24 @@ func TestIsolation(t *testing.T) {
 		}
 	}
 }
+
+// TestCoroutines runs the wrapped base functions inside coroutines, where
+// the running thread is not the state's main one.
+func TestCoroutines(t *testing.T) {
+	e := newTestEngine(t)
+	h := &fakeHost{}
+	body := `local co = coroutine.create(function(a)
+  local ok, err = pcall(error, 'x', 0)
+  local n = 0 for _ in pairs(string) do n = n + 1 end
+  coroutine.yield(tostring(ok) .. err .. tostring(n > 3) .. tostring(0.5) .. redis.call('ping', 'y'))
+  return select('#', unpack({1, 2, 3}))
+end)
+local _, a = coroutine.resume(co)
+local _, b = coroutine.resume(co)
+local f = coroutine.wrap(function() coroutine.yield(string.rep('ab', 2)) end)
+return {a, b, f()}`
+	got, err := evalRaw(t, e, h, 2, body, nil, nil)
+	if err != nil || got != "*3\r\n$14\r\nfalsextrue0.5y\r\n:3\r\n$4\r\nabab\r\n" {
+		t.Fatalf("got %q %v", got, err)
+	}
+}

@@ -2,6 +2,8 @@ package script
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -257,7 +259,7 @@ func (v *vm) installBase() {
 				L.Error(lua.LString(msgReadonly), 0)
 			}
 		}
-		return v.forward(origSetMT)
+		return v.forward(L, origSetMT)
 	}))
 	origGetMT := real.RawGetString("getmetatable")
 	real.RawSetString("getmetatable", L.NewFunction(func(L *lua.LState) int {
@@ -275,11 +277,11 @@ func (v *vm) installBase() {
 			L.Push(v.stringMeta)
 			return 1
 		}
-		return v.forward(origGetMT)
+		return v.forward(L, origGetMT)
 	}))
 	origGetFEnv := real.RawGetString("getfenv")
 	real.RawSetString("getfenv", L.NewFunction(func(L *lua.LState) int {
-		n := v.forward(origGetFEnv)
+		n := v.forward(L, origGetFEnv)
 		if t, ok := L.Get(-1).(*lua.LTable); ok && t == v.real {
 			L.Replace(-1, v.env)
 		}
@@ -293,7 +295,7 @@ func (v *vm) installBase() {
 		if n, ok := L.Get(1).(lua.LNumber); ok && n == 0 {
 			L.RaiseError("'setfenv' cannot change the environment of the script's thread")
 		}
-		return v.forward(origSetFEnv)
+		return v.forward(L, origSetFEnv)
 	}))
 	real.RawSetString("pcall", L.NewFunction(v.pcall))
 	real.RawSetString("xpcall", L.NewFunction(v.xpcall))
@@ -306,19 +308,19 @@ func (v *vm) installBase() {
 			saved := L.Options
 			L.Options.MinimizeStackMemory = true
 			defer func() { L.Options = saved }()
-			return v.forward(create)
+			return v.forward(L, create)
 		}))
 		wrap := co.RawGetString("wrap")
 		co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 			saved := L.Options
 			L.Options.MinimizeStackMemory = true
 			defer func() { L.Options = saved }()
-			return v.forward(wrap)
+			return v.forward(L, wrap)
 		}))
 		resume := co.RawGetString("resume")
 		co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
-			n := v.forward(resume)
-			v.checkAbort()
+			n := v.forward(L, resume)
+			v.checkAbort(L)
 			return n
 		}))
 	}
@@ -340,6 +342,14 @@ func (v *vm) installBase() {
 		}
 		return n
 	}))
+	origToString := real.RawGetString("tostring")
+	real.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(luaNumber(float64(n))))
+			return 1
+		}
+		return v.forward(L, origToString)
+	}))
 	if tab, ok := real.RawGetString("table").(*lua.LTable); ok {
 		// table's functions write with raw access: refuse views as Redis's
 		// read-only tables refuse them.
@@ -351,7 +361,7 @@ func (v *vm) installBase() {
 						L.Error(lua.LString(msgReadonly), 0)
 					}
 				}
-				return v.forward(orig)
+				return v.forward(L, orig)
 			}))
 		}
 	}
@@ -363,7 +373,7 @@ func (v *vm) installBase() {
 			if n > 0 && int64(len(s))*int64(n) > v.e.opts.MaxStringLen {
 				L.RaiseError("not enough memory")
 			}
-			return v.forward(rep)
+			return v.forward(L, rep)
 		}))
 	}
 	if m, ok := real.RawGetString("math").(*lua.LTable); ok {
@@ -375,9 +385,24 @@ func (v *vm) installBase() {
 	}
 }
 
-// forward calls fn with this call's arguments and returns its results.
-func (v *vm) forward(fn lua.LValue) int {
-	L := v.L
+// luaNumber formats a number as Lua 5.1 does (LUA_NUMBER_FMT, "%.14g").
+// gopher-lua's own conversion (used by .. and string.format's %s) prints
+// Go's shortest form instead; tostring at least says what Redis says.
+func luaNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+// forward calls fn with this call's arguments and returns its results. L
+// is the running thread, a coroutine's rather than v.L inside one.
+func (v *vm) forward(L *lua.LState, fn lua.LValue) int {
 	n := L.GetTop()
 	L.Push(fn)
 	for i := 1; i <= n; i++ {
@@ -389,9 +414,9 @@ func (v *vm) forward(fn lua.LValue) int {
 
 // checkAbort re-raises when the run must stop: the host failed a call, or
 // the context was cancelled (SCRIPT KILL, FUNCTION KILL, shutdown).
-func (v *vm) checkAbort() {
+func (v *vm) checkAbort(L *lua.LState) {
 	if v.stopping() {
-		v.L.RaiseError("script aborted")
+		L.RaiseError("script aborted")
 	}
 }
 
@@ -410,10 +435,10 @@ func (v *vm) stopping() bool {
 func (v *vm) pcall(L *lua.LState) int {
 	L.CheckAny(1)
 	nargs := L.GetTop() - 1
-	v.enterC()
+	v.enterC(L)
 	err := L.PCall(nargs, lua.MultRet, nil)
 	v.cdepth--
-	v.checkAbort()
+	v.checkAbort(L)
 	if err == nil {
 		L.Insert(lua.LTrue, 1)
 		return L.GetTop()
@@ -438,10 +463,10 @@ func (v *vm) xpcall(L *lua.LState) int {
 	handler := L.CheckFunction(2)
 	L.SetTop(0)
 	L.Push(fn)
-	v.enterC()
+	v.enterC(L)
 	err := L.PCall(0, lua.MultRet, handler)
 	v.cdepth--
-	v.checkAbort()
+	v.checkAbort(L)
 	if err == nil {
 		L.Insert(lua.LTrue, 1)
 		return L.GetTop()
@@ -459,9 +484,9 @@ func (v *vm) xpcall(L *lua.LState) int {
 // maxCCalls is Lua 5.1's LUAI_MAXCCALLS.
 const maxCCalls = 200
 
-func (v *vm) enterC() {
+func (v *vm) enterC(L *lua.LState) {
 	if v.cdepth >= maxCCalls {
-		v.L.RaiseError("C stack overflow")
+		L.RaiseError("C stack overflow")
 	}
 	v.cdepth++
 }
