@@ -55,7 +55,8 @@ func TestScriptErrors(t *testing.T) {
 		{"io", "return io.open('x')", "ERR user_script:1: Script attempted to access nonexistent global variable 'io' script: {sha}, on @user_script:1."},
 		{"require", "return require('x')", "ERR user_script:1: Script attempted to access nonexistent global variable 'require' script: {sha}, on @user_script:1."},
 		{"debug", "return debug.getinfo(1)", "ERR user_script:1: Script attempted to access nonexistent global variable 'debug' script: {sha}, on @user_script:1."},
-		{"loadstring global", "loadstring('x = 1')()", "ERR <string>:1: Attempt to modify a readonly table script: {sha}, on @<string>:1."},
+		{"loadstring global", "loadstring('x = 1')()", "ERR [string \"x = 1\"]:1: Attempt to modify a readonly table script: {sha}, on x = 1:1."},
+		{"loadstring named", "loadstring('\\n\\nx = 1', '=mine')()", "ERR mine:3: Attempt to modify a readonly table script: {sha}, on =mine:3."},
 		{"register_function in eval", "redis.register_function('f', function() end)", "ERR user_script:1: attempt to call a non-function object script: {sha}, on @user_script:1."},
 	}
 	e := newTestEngine(t)

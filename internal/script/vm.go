@@ -53,6 +53,9 @@ type vm struct {
 	run     *run     // the script run in progress, nil between runs
 	loading *loadCtx // the library load in progress, nil otherwise
 	rng     lrand48
+	// chunks maps the names loadstring's chunks show in messages back to
+	// their sources, which error replies print as Lua's debug info does.
+	chunks map[string]string
 	// cdepth counts nested pcall/xpcall, each a Go frame; Lua 5.1 stops
 	// at LUAI_MAXCCALLS (200) nested C calls with "C stack overflow".
 	cdepth int
@@ -77,6 +80,7 @@ func newVM(e *Engine) *vm {
 		L:         L,
 		views:     make(map[*lua.LTable]*lua.LTable),
 		metaViews: make(map[*lua.LTable]*lua.LTable),
+		chunks:    make(map[string]string),
 	}
 	v.rng.x = 0x1234ABCD330E // rand48's initial state, as Redis starts
 	for _, lib := range []struct {
@@ -342,6 +346,45 @@ func (v *vm) installBase() {
 		}
 		return n
 	}))
+	// gopher-lua's collectgarbage runs a full collection of the whole
+	// server's heap; the Lua heap is Go's, so there is nothing of the
+	// script's own to collect or count.
+	real.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
+		switch opt := L.OptString(1, "collect"); opt {
+		case "collect", "stop", "restart", "setpause", "setstepmul":
+			L.Push(lua.LNumber(0))
+		case "count":
+			L.Push(lua.LNumber(0))
+		case "step":
+			L.Push(lua.LFalse)
+		default:
+			L.ArgError(1, "invalid option '"+opt+"'")
+		}
+		return 1
+	}))
+	real.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	}))
+	real.RawSetString("loadstring", L.NewFunction(func(L *lua.LState) int {
+		src := L.CheckString(1)
+		name := L.OptString(2, src)
+		id := chunkID(name)
+		proto, err := compile([]byte(src), id)
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(err.Error()))
+			return 2
+		}
+		if len(v.chunks) >= 1024 {
+			clear(v.chunks)
+		}
+		v.chunks[id] = name
+		fn := L.NewFunctionFromProto(proto)
+		fn.Env = v.env
+		L.Push(fn)
+		return 1
+	}))
 	origToString := real.RawGetString("tostring")
 	real.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok {
@@ -383,6 +426,38 @@ func (v *vm) installBase() {
 			return 0
 		}))
 	}
+}
+
+// chunkID is how Lua 5.1 names a chunk in messages (luaO_chunkid, with
+// LUA_IDSIZE 60): "=name" as name, "@file" as file, and a string as
+// [string "its first line"], cut with "..." when long.
+func chunkID(source string) string {
+	const idSize = 60
+	switch {
+	case strings.HasPrefix(source, "="):
+		s := source[1:]
+		if len(s) > idSize-1 {
+			s = s[:idSize-1]
+		}
+		return s
+	case strings.HasPrefix(source, "@"):
+		s := source[1:]
+		if max := idSize - len(" '...' ") - 1; len(s) > max {
+			s = "..." + s[len(s)-max:]
+		}
+		return s
+	}
+	n := strings.IndexAny(source, "\n\r")
+	if n < 0 {
+		n = len(source)
+	}
+	if max := idSize - len(" [string \"...\"] ") - 1; n > max {
+		n = max
+	}
+	if n < len(source) {
+		return `[string "` + source[:n] + `..."]`
+	}
+	return `[string "` + source + `"]`
 }
 
 // luaNumber formats a number as Lua 5.1 does (LUA_NUMBER_FMT, "%.14g").
@@ -512,7 +587,11 @@ func (v *vm) handleError(L *lua.LState) int {
 	}
 	if d, ok := L.GetStack(level); ok {
 		if _, err := L.GetInfo("Sl", d, lua.LNil); err == nil && d.What != "G" {
-			t.RawSetString("source", lua.LString("@"+d.Source))
+			src, ok := v.chunks[d.Source]
+			if !ok {
+				src = "@" + d.Source
+			}
+			t.RawSetString("source", lua.LString(src))
 			t.RawSetString("line", lua.LNumber(d.CurrentLine))
 		}
 	}
