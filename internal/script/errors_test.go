@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/cairndb/cairn/internal/resp"
 )
 
@@ -336,5 +338,29 @@ return {a, b, f()}`
 	got, err := evalRaw(t, e, h, 2, body, nil, nil)
 	if err != nil || got != "*3\r\n$14\r\nfalsextrue0.5y\r\n:3\r\n$4\r\nabab\r\n" {
 		t.Fatalf("got %q %v", got, err)
+	}
+}
+
+// TestNestedLibraryTablesReadOnly: a library's nested tables are
+// read-only too.
+func TestNestedLibraryTablesReadOnly(t *testing.T) {
+	e := NewEngine(Options{Libraries: func(L *lua.LState) {
+		lib := L.NewTable()
+		inner := L.NewTable()
+		inner.RawSetString("x", lua.LNumber(1))
+		lib.RawSetString("inner", inner)
+		L.SetGlobal("cjson", lib)
+		L.SetGlobal("notallowed", lib)
+	}})
+	t.Cleanup(e.Close)
+	h := &fakeHost{}
+	if got, _ := evalRaw(t, e, h, 2, "return cjson.inner.x", nil, nil); got != ":1\r\n" {
+		t.Fatalf("read: %q", got)
+	}
+	if got, _ := evalRaw(t, e, h, 2, "cjson.inner.x = 2", nil, nil); !strings.Contains(got, "Attempt to modify a readonly table") {
+		t.Fatalf("write: %q", got)
+	}
+	if got, _ := evalRaw(t, e, h, 2, "return notallowed", nil, nil); !strings.Contains(got, "nonexistent global variable 'notallowed'") {
+		t.Fatalf("global outside the allow list: %q", got)
 	}
 }

@@ -142,7 +142,7 @@ func newVM(e *Engine) *vm {
 
 	for _, name := range []string{"string", "math", "table", "coroutine", "redis", "cjson", "bit", "cmsgpack", "struct"} {
 		if t, ok := real.RawGetString(name).(*lua.LTable); ok {
-			real.RawSetString(name, v.protect(t, false))
+			real.RawSetString(name, v.protectDeep(t, map[*lua.LTable]*lua.LTable{}))
 		}
 	}
 	real.RawSetString("_G", v.env)
@@ -164,6 +164,26 @@ func (v *vm) copyMeta(mt *lua.LTable) *lua.LTable {
 	c := v.L.NewTable()
 	mt.ForEach(func(k, val lua.LValue) { c.RawSet(k, val) })
 	return c
+}
+
+// protectDeep returns a read-only view of t whose table fields are views
+// too, as Redis protects every table reachable from the globals.
+func (v *vm) protectDeep(t *lua.LTable, seen map[*lua.LTable]*lua.LTable) *lua.LTable {
+	if view, ok := seen[t]; ok {
+		return view
+	}
+	view := v.protect(t, false)
+	seen[t] = view
+	var nested []lua.LValue
+	t.ForEach(func(k, val lua.LValue) {
+		if _, ok := val.(*lua.LTable); ok {
+			nested = append(nested, k)
+		}
+	})
+	for _, k := range nested {
+		t.RawSet(k, v.protectDeep(t.RawGet(k).(*lua.LTable), seen))
+	}
+	return view
 }
 
 // protect returns a read-only view of t. With strict, reading a missing
