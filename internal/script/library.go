@@ -411,8 +411,14 @@ func (e *Engine) FCall(ctx context.Context, h Host, f *Function, keys, args [][]
 	v := e.get()
 	defer e.put(v)
 	if err := e.ensureLibraries(ctx, v); err != nil {
+		// A library that loaded before failed to load again in this state
+		// (its load-time code ran out of time, say): reply with the error.
 		v.broken = true
-		return err
+		if ctx != nil && ctx.Err() != nil {
+			return &KilledError{Reply: "ERR Script killed by user with SCRIPT KILL...", Cause: ctx.Err()}
+		}
+		w.Error(err.Error())
+		return nil
 	}
 	fn := v.funcs[f.Name]
 	if fn == nil {
