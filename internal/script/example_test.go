@@ -1,8 +1,8 @@
 package script_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/cairndb/cairn/internal/resp"
