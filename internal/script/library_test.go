@@ -224,3 +224,44 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLoadTimeLog: redis.log while a library loads goes to Options.Log,
+// once per FUNCTION LOAD, not again when a pooled state reloads it.
+func TestLoadTimeLog(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	e := NewEngine(Options{Log: func(level int, msg string) {
+		mu.Lock()
+		lines = append(lines, itoa(level)+" "+msg)
+		mu.Unlock()
+	}})
+	t.Cleanup(e.Close)
+	mustLoad(t, e, "#!lua name=l\nredis.log(redis.LOG_NOTICE, 'loading', redis.REDIS_VERSION)\nredis.register_function('f', function() redis.log(redis.LOG_WARNING, 'run') return 1 end)", false)
+	h := &fakeHost{}
+	for i := 0; i < 3; i++ {
+		if got := fcall(t, e, h, 2, "f", nil, nil); got != ":1\r\n" {
+			t.Fatalf("f: %q", got)
+		}
+	}
+	if len(lines) != 1 || lines[0] != "2 loading 7.2.4" {
+		t.Fatalf("load-time log %q", lines)
+	}
+	if len(h.logs) != 3 || h.logs[0] != "3 run" {
+		t.Fatalf("run-time log %q", h.logs)
+	}
+}
+
+// TestFCallKill: FUNCTION KILL stops a function as SCRIPT KILL stops a script.
+func TestFCallKill(t *testing.T) {
+	e := newTestEngine(t)
+	mustLoad(t, e, "#!lua name=l\nredis.register_function('spin', function()\n  while true do end\nend)", false)
+	f, _ := e.LookupFunction("spin")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	var buf bytes.Buffer
+	err := e.FCall(ctx, &fakeHost{}, f, nil, nil, resp.NewWriter(&buf))
+	var ke *KilledError
+	if !errors.As(err, &ke) || ke.Reply != "ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:3." {
+		t.Fatalf("err %v reply %q", err, ke.Reply)
+	}
+}
