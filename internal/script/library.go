@@ -277,14 +277,14 @@ func (e *Engine) FlushLibraries() {
 }
 
 // Libraries returns the libraries whose names match pattern (Redis glob,
-// case-sensitive; "" for all), sorted by name, for FUNCTION LIST and for
+// case-insensitive as FUNCTION LIST's LIBRARYNAME; "" for all), sorted by name, for FUNCTION LIST and for
 // persisting them (each Library's Code reloads it).
 func (e *Engine) Libraries(pattern string) []*Library {
 	r := &e.libs
 	r.mu.RLock()
 	out := make([]*Library, 0, len(r.libs))
 	for _, lib := range r.libs {
-		if pattern == "" || glob.MatchString(pattern, lib.Name, false) {
+		if pattern == "" || glob.MatchString(pattern, lib.Name, true) {
 			out = append(out, lib)
 		}
 	}

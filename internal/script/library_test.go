@@ -123,7 +123,7 @@ func TestLibraries(t *testing.T) {
 	if len(libs) != 2 || libs[0].Name != "lib1" || libs[1].Name != "lib3" || !strings.HasPrefix(string(libs[0].Code), "#!LUA name=lib1\n") {
 		t.Fatalf("libraries %+v", libs)
 	}
-	if got := e.Libraries("*3"); len(got) != 1 || got[0].Name != "lib3" {
+	if got := e.Libraries("LIB*3"); len(got) != 1 || got[0].Name != "lib3" {
 		t.Fatalf("pattern: %+v", got)
 	}
 	if n, f := e.FunctionStats(); n != 2 || f != 2 {
