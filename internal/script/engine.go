@@ -245,12 +245,10 @@ func (e *Engine) Lookup(sha string) (*Script, bool) {
 	return s, ok
 }
 
-// Exists answers SCRIPT EXISTS for one SHA1. Like Redis, it matches the
-// lower-case name exactly.
+// Exists answers SCRIPT EXISTS for one SHA1, in either case (Redis's
+// script dictionary compares names case-insensitively).
 func (e *Engine) Exists(sha string) bool {
-	e.mu.RLock()
-	_, ok := e.scripts[sha]
-	e.mu.RUnlock()
+	_, ok := e.Lookup(sha)
 	return ok
 }
 

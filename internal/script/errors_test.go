@@ -175,7 +175,7 @@ func TestScriptCache(t *testing.T) {
 	if s.SHA != "fd758d1589d044dd850a6f05d52f2eefd27f033f" {
 		t.Fatalf("sha %s", s.SHA)
 	}
-	if !e.Exists(s.SHA) || e.Exists(strings.ToUpper(s.SHA)) {
+	if !e.Exists(s.SHA) || !e.Exists(strings.ToUpper(s.SHA)) || e.Exists(s.SHA[1:]) {
 		t.Fatal("Exists")
 	}
 	if got, ok := e.Lookup(strings.ToUpper(s.SHA)); !ok || got != s {
