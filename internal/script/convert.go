@@ -27,21 +27,36 @@ import (
 //	nil and anything else        null
 //
 // Every table is read with raw access, so no script code runs while the
-// reply is written. Tables nested deeper than maxDepth (a table holding
-// itself, say) become the error element "ERR reached lua stack limit", as
-// Redis writes when its Lua stack runs out.
+// reply is written. Nesting is bounded as in Redis, whose conversion keeps
+// every enclosing element on the Lua stack: an element that would need the
+// stack past Lua's LUAI_MAXCSTACK (8000 slots) is written as the error
+// "ERR reached lua stack limit", so a table holding itself becomes 7995
+// nested arrays and that error, exactly as Redis replies. The stack use is
+// tracked as Redis's luaReplyToRedisReply grows it: one slot per array
+// level, four for a map key, three for a map value or a set member.
 type replyWriter struct {
 	w         *resp.Writer
 	scriptRES int // the script's protocol, from redis.setresp
-	maxDepth  int
 }
+
+const (
+	// luaMaxCStack is Lua 5.1's LUAI_MAXCSTACK.
+	luaMaxCStack = 8000
+	// replyBaseTop is the Lua stack in use when Redis converts a result:
+	// the error handler and the result itself.
+	replyBaseTop = 2
+)
+
+// stackFull reports whether Redis's lua_checkstack(lua, 4) fails for an
+// element at stack height top.
+func stackFull(top int) bool { return top+4 > luaMaxCStack }
 
 // countReply counts the elements v would write, stopping once the count
 // passes limit. Run before writing, it keeps a reply that cannot be sent
 // (self-referencing tables, huge arrays) from being half written.
-func countReply(v lua.LValue, depth, maxDepth int, limit int) int {
+func countReply(v lua.LValue, top int, limit int) int {
 	t, ok := v.(*lua.LTable)
-	if !ok || depth >= maxDepth {
+	if !ok || stackFull(top) {
 		return 1
 	}
 	for _, k := range []string{"err", "ok", "big_number"} {
@@ -61,7 +76,8 @@ func countReply(v lua.LValue, depth, maxDepth int, limit int) int {
 			if n > limit {
 				return
 			}
-			n += countReply(k, depth+1, maxDepth, limit-n) + countReply(val, depth+1, maxDepth, limit-n)
+			n += countReply(k, top+4, limit-n)
+			n += countReply(val, top+3, limit-n)
 		})
 		return n
 	}
@@ -70,7 +86,7 @@ func countReply(v lua.LValue, depth, maxDepth int, limit int) int {
 			if n > limit {
 				return
 			}
-			n += countReply(k, depth+1, maxDepth, limit-n)
+			n += countReply(k, top+3, limit-n)
 		})
 		return n
 	}
@@ -79,7 +95,7 @@ func countReply(v lua.LValue, depth, maxDepth int, limit int) int {
 		if e == lua.LNil {
 			break
 		}
-		n += countReply(e, depth+1, maxDepth, limit-n)
+		n += countReply(e, top+1, limit-n)
 	}
 	return n
 }
@@ -100,8 +116,12 @@ func verbatim(t *lua.LTable) *lua.LTable {
 	return v
 }
 
-func (rw *replyWriter) write(v lua.LValue, depth int) {
+func (rw *replyWriter) write(v lua.LValue, top int) {
 	w := rw.w
+	if stackFull(top) {
+		w.Error("ERR reached lua stack limit")
+		return
+	}
 	switch v := v.(type) {
 	case lua.LString:
 		w.BulkString(string(v))
@@ -117,17 +137,13 @@ func (rw *replyWriter) write(v lua.LValue, depth int) {
 	case lua.LNumber:
 		w.Int(toInt64(float64(v)))
 	case *lua.LTable:
-		if depth >= rw.maxDepth {
-			w.Error("ERR reached lua stack limit")
-			return
-		}
-		rw.table(v, depth)
+		rw.table(v, top)
 	default:
 		w.NullBulk()
 	}
 }
 
-func (rw *replyWriter) table(t *lua.LTable, depth int) {
+func (rw *replyWriter) table(t *lua.LTable, top int) {
 	w := rw.w
 	if s, ok := t.RawGetString("err").(lua.LString); ok {
 		w.Error(cString(string(s)))
@@ -154,8 +170,8 @@ func (rw *replyWriter) table(t *lua.LTable, depth int) {
 		m.ForEach(func(_, _ lua.LValue) { n++ })
 		w.Map(n)
 		m.ForEach(func(k, val lua.LValue) {
-			rw.write(k, depth+1)
-			rw.write(val, depth+1)
+			rw.write(k, top+4)
+			rw.write(val, top+3)
 		})
 		return
 	}
@@ -163,7 +179,7 @@ func (rw *replyWriter) table(t *lua.LTable, depth int) {
 		n := 0
 		s.ForEach(func(_, _ lua.LValue) { n++ })
 		w.Set(n)
-		s.ForEach(func(k, _ lua.LValue) { rw.write(k, depth+1) })
+		s.ForEach(func(k, _ lua.LValue) { rw.write(k, top+3) })
 		return
 	}
 	n := 0
@@ -172,7 +188,7 @@ func (rw *replyWriter) table(t *lua.LTable, depth int) {
 	}
 	w.Array(n)
 	for i := 1; i <= n; i++ {
-		rw.write(t.RawGetInt(i), depth+1)
+		rw.write(t.RawGetInt(i), top+1)
 	}
 }
 

@@ -52,8 +52,9 @@ type Options struct {
 	// LoadTimeout bounds a library's load-time code (Redis's
 	// LOAD_TIMEOUT_MS); default 500ms.
 	LoadTimeout time.Duration
-	// MaxReplyDepth bounds nesting, both of a command's reply read into Lua
-	// and of a script's result written out; default 1000.
+	// MaxReplyDepth bounds the nesting of a command's reply read into Lua;
+	// default 1000. (A script's result is bounded as Redis bounds it, by
+	// Lua's stack of 8000 slots.)
 	MaxReplyDepth int
 	// MaxReplyElements bounds the elements of a script's result; a larger
 	// result is replaced by an error reply. Default 1<<24.
@@ -349,12 +350,12 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	}
 	result := L.Get(-1)
 	L.Pop(1)
-	rw := replyWriter{w: w, scriptRES: r.resp, maxDepth: v.e.opts.MaxReplyDepth}
-	if n := countReply(result, 0, rw.maxDepth, v.e.opts.MaxReplyElements); n > v.e.opts.MaxReplyElements {
+	rw := replyWriter{w: w, scriptRES: r.resp}
+	if n := countReply(result, replyBaseTop, v.e.opts.MaxReplyElements); n > v.e.opts.MaxReplyElements {
 		w.Error(fmt.Sprintf("ERR reply of more than %d elements", v.e.opts.MaxReplyElements))
 		return nil
 	}
-	rw.write(result, 0)
+	rw.write(result, replyBaseTop)
 	return nil
 }
 

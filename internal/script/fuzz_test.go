@@ -33,9 +33,9 @@ func FuzzParseReply(f *testing.F) {
 		var buf bytes.Buffer
 		w := resp.NewWriter(&buf)
 		w.SetProtocol(3)
-		rw := replyWriter{w: w, scriptRES: 3, maxDepth: 100}
-		if countReply(v, 0, 100, 1<<20) <= 1<<20 {
-			rw.write(v, 0)
+		rw := replyWriter{w: w, scriptRES: 3}
+		if countReply(v, replyBaseTop, 1<<20) <= 1<<20 {
+			rw.write(v, replyBaseTop)
 		}
 		w.Flush()
 	})

@@ -87,6 +87,8 @@ func TestEvalAgainstRedis(t *testing.T) {
 		"return {verbatim_string={format='txtx', string='hi'}}",
 		"local co = coroutine.create(function() coroutine.yield(1) end) return {coroutine.resume(co)}",
 		"return string.format('%d %s', 3, 'x')", "return math.random(10) > 0",
+		"local t = {} t[1] = t return t", "local t = {} t.map = t return t",
+		"local t = {} t.set = {} t.set[t] = true return t", "local t = {} t[1] = {map={a=t}} return t",
 		"return tonumber('0x10')", "return tostring(1/3) .. tostring(1e15) .. tostring(-1/0) .. tostring(100) .. tostring(2^53)", "return #KEYS + #ARGV",
 		"return getmetatable('').__index == string", "return pcall(error, {err='X y'})",
 		"return {pcall(error, {err='X y'})}", "return {pcall(error, 'plain', 0)}",
