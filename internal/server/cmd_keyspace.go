@@ -346,6 +346,7 @@ func cmdFlushDB(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.afterCommit = x.srv.invalidateAll
 	x.ok()
 }
 
@@ -361,6 +362,7 @@ func cmdFlushAll(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.afterCommit = x.srv.invalidateAll
 	x.ok()
 }
 
