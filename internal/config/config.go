@@ -35,6 +35,7 @@ type Config struct {
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
+	busyReplyThreshold                 atomic.Int64 // ms
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
@@ -294,6 +295,12 @@ func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }
 
 // LogFile returns the log file's path; "" means standard error.
 func (c *Config) LogFile() string { return *c.logFile.Load() }
+
+// BusyReplyThreshold returns how long a script runs before other clients
+// are answered BUSY.
+func (c *Config) BusyReplyThreshold() time.Duration {
+	return time.Duration(c.busyReplyThreshold.Load()) * time.Millisecond
+}
 
 // TrackingTableMaxKeys returns the most keys CLIENT TRACKING remembers (0:
 // no limit).

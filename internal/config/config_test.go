@@ -26,6 +26,8 @@ func TestGet(t *testing.T) {
 		{"appendfsync", "everysec"},
 		{"appendonly", "yes"},
 		{"bind", "127.0.0.1"},
+		{"busy-reply-threshold", "5000"},
+		{"lua-time-limit", "5000"},
 		{"cache-size", "1073741824"},
 		{"client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		{"databases", "16"},

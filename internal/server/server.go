@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/script"
 	"github.com/cairndb/cairn/internal/store"
 )
 
@@ -45,6 +46,9 @@ type Server struct {
 	watches watches
 	// tracking is the CLIENT TRACKING table.
 	tracking tracker
+	// scripts runs Lua scripts and functions; runs are those in progress.
+	scripts *script.Engine
+	runs    scriptRuns
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
@@ -108,6 +112,7 @@ func New(o Options) *Server {
 	}
 	s.durable.s = s
 	s.initPubSub()
+	s.initScripting()
 	if s.st != nil {
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
@@ -119,7 +124,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -239,6 +244,9 @@ func (s *Server) forget(c *client) {
 // Shutdown stops accepting, closes every connection and waits for their
 // goroutines, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
+	// Redis, so its client's connection can end.
+	s.runs.cancelAll()
 	s.mu.Lock()
 	s.closing = true
 	for _, ln := range s.listeners {
@@ -253,6 +261,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.conns.Wait()
 		// Every client waited for its queued replies before it ended.
 		s.durable.close()
+		s.scripts.Close()
 		close(done)
 	}()
 	select {
