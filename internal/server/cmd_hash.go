@@ -241,7 +241,7 @@ func cmdHRandField(x *ctx) {
 	// huge count costs it memory; here it costs time only).
 	hashRandReply(x, int(n), withValues)
 	for i := range n {
-		if i%1024 == 1023 && (x.cl.killed.Load() || hashClientGone(x)) {
+		if i%streamCheckEvery == streamCheckEvery-1 && x.clientGone() {
 			return
 		}
 		e, err := s.Next()
@@ -254,14 +254,6 @@ func cmdHRandField(x *ctx) {
 		}
 		hashRandEntry(x, e, withValues)
 	}
-}
-
-// hashClientGone reports whether the connection can no longer take
-// replies, so that a reply of billions of random fields (a negative count
-// is not bounded) stops when nobody reads it. Only a command in a read-only
-// transaction may flush: a writing one's replies are held until its commit.
-func hashClientGone(x *ctx) bool {
-	return !x.tx.Writable() && x.w.Flush() != nil
 }
 
 // hashRandReply starts HRANDFIELD's reply of n fields: with values, a flat

@@ -436,7 +436,7 @@ func cmdObjectRefcount(x *ctx) {
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
-	case info.Type == encoding.TypeString && isSharedInteger(info.Value):
+	case info.Type == encoding.TypeString && info.Repr == encoding.ReprAuto && isSharedInteger(info.Value):
 		x.w.Int(sharedRefcount)
 	default:
 		// Values are not shared between keys on disk: one reference each.

@@ -156,7 +156,7 @@ func cmdSRandMember(x *ctx) {
 		func(k uint64) { x.w.Array(int(k)) },
 		func(m []byte) bool {
 			x.w.Bulk(m)
-			return !x.cl.killed.Load()
+			return !x.clientGone()
 		})
 	if err != nil {
 		x.storeError(err)

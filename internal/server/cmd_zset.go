@@ -857,6 +857,9 @@ func cmdZRandMember(x *ctx) {
 		x.w.Array(int(total))
 	}
 	for left := total; left > 0; {
+		if x.clientGone() {
+			return
+		}
 		n := min(left, zrandChunk)
 		ms, err := s.Draw(int(n))
 		if err != nil {

@@ -22,6 +22,8 @@ type KeyInfo struct {
 	Size     uint64
 	// Value is a string's value (aliasing a Tx buffer).
 	Value []byte
+	// Repr is how Redis would hold a string's value.
+	Repr encoding.StringRepr
 }
 
 // Lookup returns a live key's type, deadline and size.
@@ -30,7 +32,7 @@ func (tx *Tx) Lookup(db int, key []byte) (KeyInfo, bool, error) {
 	if err != nil || !ok {
 		return KeyInfo{}, false, err
 	}
-	return KeyInfo{Type: m.Type, ExpireMs: m.ExpireMs, Size: m.Size, Value: m.Value}, true, nil
+	return KeyInfo{Type: m.Type, ExpireMs: m.ExpireMs, Size: m.Size, Value: m.Value, Repr: m.Repr}, true, nil
 }
 
 // Delete removes key and reports whether it existed.

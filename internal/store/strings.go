@@ -158,9 +158,10 @@ func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) 
 	return v, true, err
 }
 
-// updateString rewrites a string key's value, keeping its deadline.
-func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte) error {
-	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value})
+// updateString rewrites a string key's value, keeping its deadline; repr
+// is how Redis would now hold it (OBJECT ENCODING).
+func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte, repr encoding.StringRepr) error {
+	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value, Repr: repr})
 }
 
 // IncrBy adds delta to the integer in a string key (absent counts as 0).
@@ -181,7 +182,7 @@ func (tx *Tx) IncrBy(db int, key []byte, delta int64) (int64, error) {
 	}
 	n := cur + delta
 	var buf [20]byte
-	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n))
+	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n), encoding.ReprAuto)
 }
 
 // IncrByFloat adds delta, a number as the client sent it, to the number in a
@@ -200,7 +201,8 @@ func (tx *Tx) IncrByFloat(db int, key, delta []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, tx.updateString(db, key, m.ExpireMs, out)
+	// Redis stores INCRBYFLOAT's result as a plain string, never an int.
+	return out, tx.updateString(db, key, m.ExpireMs, out, encoding.ReprPlain)
 }
 
 // incrLongDouble computes cur+delta as INCRBYFLOAT does: both numbers read
@@ -241,7 +243,13 @@ func (tx *Tx) Append(db int, key, suffix []byte, maxLen int64) (int64, error) {
 	}
 	v := make([]byte, 0, len(m.Value)+len(suffix))
 	v = append(append(v, m.Value...), suffix...)
-	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v)
+	// Redis appends in place to a raw copy of the old value; a new key is
+	// the suffix, encoded as SET would.
+	repr := encoding.ReprRaw
+	if !ok {
+		repr = encoding.ReprAuto
+	}
+	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v, repr)
 }
 
 // SetRange overwrites part of a string key at offset, zero-padding, and
@@ -265,12 +273,17 @@ func (tx *Tx) SetRange(db int, key []byte, offset int64, value []byte, maxLen in
 	v := make([]byte, n)
 	copy(v, m.Value)
 	copy(v[offset:], value)
-	return n, tx.updateString(db, key, m.ExpireMs, v)
+	// Redis builds the new value in a raw buffer, for a new key too.
+	return n, tx.updateString(db, key, m.ExpireMs, v, encoding.ReprRaw)
 }
 
-// StringEncoding is OBJECT ENCODING for a string value, as Redis reports it.
-func StringEncoding(v []byte) string {
-	if len(v) <= 20 {
+// StringEncoding is OBJECT ENCODING for a string value held as repr, as
+// Redis reports it.
+func StringEncoding(v []byte, repr encoding.StringRepr) string {
+	if repr == encoding.ReprRaw {
+		return "raw"
+	}
+	if len(v) <= 20 && repr == encoding.ReprAuto {
 		if _, ok := rconv.ParseInt(v); ok {
 			return "int"
 		}
