@@ -27,6 +27,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/logthrottle"
 	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/store"
@@ -72,7 +73,9 @@ func run(args []string, monitorErr error) error {
 		defer lf.Close()
 		logOut = lf
 	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}))
+	// A fault that fails every command (a full disk) must not turn the log
+	// into a flood: repeats of a line are counted and summarised.
+	log := slog.New(logthrottle.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}), logthrottle.DefaultWindow))
 	slog.SetDefault(log)
 	if monitorErr != nil {
 		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
