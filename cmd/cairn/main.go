@@ -27,6 +27,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/fdlimit"
 	"github.com/cairndb/cairn/internal/logthrottle"
 	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
@@ -79,6 +80,10 @@ func run(args []string, monitorErr error) error {
 	slog.SetDefault(log)
 	if monitorErr != nil {
 		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
+	}
+
+	if err := fitClients(cfg, log); err != nil {
+		return err
 	}
 
 	if pf := cfg.PidFile(); pf != "" {
@@ -192,6 +197,34 @@ func closeStorage(log *slog.Logger, st *store.Store, eng engine.Engine) error {
 		return err
 	}
 	log.Info("data synced to disk and storage engine closed")
+	return nil
+}
+
+// fitClients lowers maxclients to what the open-file limit allows, after
+// raising the limit if it can (Redis's adjustOpenFilesLimit), and refuses a
+// CONFIG SET of maxclients beyond it, so that accept never runs the process
+// out of descriptors.
+func fitClients(cfg *config.Config, log *slog.Logger) error {
+	want := cfg.MaxClients()
+	fit, err := fdlimit.Fit(want, log)
+	if err != nil {
+		return err
+	}
+	if fit < want {
+		if err := cfg.Set([][2]string{{"maxclients", strconv.Itoa(fit)}}); err != nil {
+			return fmt.Errorf("lower maxclients: %w", err)
+		}
+	}
+	cfg.Check("maxclients", func(v string) string {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return ""
+		}
+		if fit, err := fdlimit.Fit(n, log); err != nil || fit < n {
+			return fmt.Sprintf("The operating system is not able to handle the specified number of clients, try with %d", fit)
+		}
+		return ""
+	})
 	return nil
 }
 

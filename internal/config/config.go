@@ -25,6 +25,7 @@ type Config struct {
 
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
+	checks  map[*setting]func(string) string
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
@@ -45,7 +46,7 @@ type Config struct {
 
 // Default returns a configuration holding every setting's default.
 func Default() *Config {
-	c := &Config{hooks: make(map[*setting][]func(string))}
+	c := &Config{hooks: make(map[*setting][]func(string)), checks: make(map[*setting]func(string) string)}
 	for _, s := range settings {
 		s.store(c, s.def)
 	}
@@ -189,6 +190,11 @@ func (c *Config) Set(pairs [][2]string) error {
 		if reason != "" {
 			return setFailed(s.name, reason)
 		}
+		if check := c.check(s); check != nil {
+			if reason := check(s.format(v)); reason != "" {
+				return setFailed(s.name, reason)
+			}
+		}
 		values[i] = v
 	}
 
@@ -225,6 +231,30 @@ func (c *Config) callbacks(s *setting) []func(string) {
 	c.hooksMu.Lock()
 	defer c.hooksMu.Unlock()
 	return c.hooks[s]
+}
+
+func (c *Config) check(s *setting) func(string) string {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	return c.checks[s]
+}
+
+// Check registers fn to vet a CONFIG SET of the named setting after its
+// value parsed: a non-empty reason refuses the whole CONFIG SET with Redis's
+// "CONFIG SET failed" error carrying it. It is for limits only the running
+// process knows (maxclients against the open-file limit). fn gets the value
+// as CONFIG GET would show it and runs with the CONFIG SET's writers held
+// off; it must not call Set. A later Check replaces an earlier one.
+//
+// Check panics if the setting does not exist or cannot change at run time.
+func (c *Config) Check(name string, fn func(value string) (reason string)) {
+	s := lookup(name)
+	if s == nil || !s.mutable {
+		panic("config: Check of unknown or immutable setting " + name)
+	}
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.checks[s] = fn
 }
 
 // OnChange registers fn to run after a CONFIG SET changes the named setting,

@@ -16,6 +16,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -169,9 +170,12 @@ func (s *Server) Serve(ln net.Listener) error {
 			if closing {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if acceptRetriable(err) {
+				// Out of descriptors or memory, as net/http's server does:
+				// keep serving the clients we have, and try again after a
+				// growing pause, until some are freed.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("Accepting client connection failed; retrying", "err", err, "retry_in", delay)
 				time.Sleep(delay)
 				continue
 			}
@@ -180,6 +184,22 @@ func (s *Server) Serve(ln net.Listener) error {
 		delay = 0
 		s.accept(nc)
 	}
+}
+
+// acceptRetriable reports whether an Accept error passes: a timeout, a
+// connection reset before it was accepted, or a shortage of descriptors,
+// buffers or memory that closing connections will end.
+func acceptRetriable(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) accept(nc net.Conn) {
