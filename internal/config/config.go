@@ -33,6 +33,7 @@ type Config struct {
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	queryBufLimit                      atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
@@ -308,6 +309,10 @@ func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()
 
 // ProtoMaxBulkLen returns the longest bulk string a client may send.
 func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
+
+// ClientQueryBufferLimit returns the most memory a client's incomplete
+// request may hold (client-query-buffer-limit).
+func (c *Config) ClientQueryBufferLimit() int64 { return c.queryBufLimit.Load() }
 
 // LogLevel returns "debug", "verbose", "notice", "warning" or "nothing".
 func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }

@@ -28,6 +28,7 @@ func TestGet(t *testing.T) {
 		{"appendonly", "yes"},
 		{"bind", "127.0.0.1"},
 		{"cache-size", "1073741824"},
+		{"client-query-buffer-limit", "1073741824"},
 		{"databases", "16"},
 		{"dir", absDir},
 		{"hash-max-listpack-entries", "512"},
@@ -459,5 +460,20 @@ func TestCheckVetsSet(t *testing.T) {
 	}
 	if !slices.Equal(seen, []string{"5000", "900"}) {
 		t.Fatalf("the check saw %q, want the parsed values only", seen)
+	}
+}
+
+func TestClientQueryBufferLimit(t *testing.T) {
+	c := Default()
+	if c.ClientQueryBufferLimit() != 1<<30 {
+		t.Fatalf("default %d, want 1gb", c.ClientQueryBufferLimit())
+	}
+	if err := c.Set([][2]string{{"client-query-buffer-limit", "64mb"}}); err != nil || c.ClientQueryBufferLimit() != 64<<20 {
+		t.Fatalf("Set 64mb = %v, limit %d", err, c.ClientQueryBufferLimit())
+	}
+	err := c.Set([][2]string{{"client-query-buffer-limit", "1000"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Set 1000 = %v, want %q", err, want)
 	}
 }

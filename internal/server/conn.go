@@ -180,6 +180,7 @@ func (c *client) serve() {
 	}()
 	for {
 		c.r.MaxBulkLen = c.srv.cfg.ProtoMaxBulkLen()
+		c.r.MaxQueryBuf = c.srv.cfg.ClientQueryBufferLimit()
 		c.r.Unauthenticated = c.authRequired()
 		args, err := c.r.ReadCommand()
 		if err != nil {
@@ -191,6 +192,8 @@ func (c *client) serve() {
 				c.srv.replyError(c.w, "ERR "+pe.Error())
 				_ = c.w.Flush()
 				c.srv.log.Debug("protocol error; connection closed", "client", c.id, "addr", c.raddr, "err", pe.Error())
+			} else if errors.Is(err, resp.ErrQueryBufLimit) {
+				c.srv.queryBufLimitReached(c)
 			} else if !errors.Is(err, io.EOF) && !c.killed.Load() {
 				c.srv.log.Debug("client read", "client", c.id, "err", err)
 			}

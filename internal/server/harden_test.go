@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -74,5 +76,80 @@ func TestAcceptOutOfDescriptorsKeepsServing(t *testing.T) {
 				t.Fatalf("Serve after Shutdown = %v", err)
 			}
 		})
+	}
+}
+
+// logBuffer collects a server's log lines for a test to look at.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startLoggedServer is startServer with the log kept for the test.
+func startLoggedServer(t *testing.T, settings ...string) (*testServer, *logBuffer) {
+	t.Helper()
+	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return serveTest(t, testConfig(t, settings...), eng, log, true), logs
+}
+
+// TestQueryBufferLimitClosesClient: a never-finished request of millions
+// of empty arguments, sent slowly, is cut off at client-query-buffer-limit
+// (which counts each argument's overhead) with Redis's log line; the server
+// goes on serving.
+func TestQueryBufferLimitClosesClient(t *testing.T) {
+	ts, logs := startLoggedServer(t)
+	ctx := context.Background()
+	admin := ts.client(t, 2)
+	if err := admin.ConfigSet(ctx, "client-query-buffer-limit", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := admin.ConfigGet(ctx, "client-query-buffer-limit").Val()["client-query-buffer-limit"]; got != "1048576" {
+		t.Fatalf("CONFIG GET client-query-buffer-limit = %q", got)
+	}
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := nc.Write([]byte("*10000000\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	chunk := []byte(strings.Repeat("$0\r\n\r\n", 1000))
+	sent := 0
+	for ; sent < 10_000; sent++ {
+		// 6 MB in all, 1000 arguments at a time: the limit (1 MB, about
+		// 16,000 arguments with their overhead) must stop it first.
+		if _, err := nc.Write(chunk); err != nil {
+			break
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := nc.Read(make([]byte, 64)); err == nil {
+		t.Fatalf("the connection stayed open after %d chunks; read %d bytes", sent, n)
+	}
+	if !strings.Contains(logs.String(), `Closing client that reached max query buffer length: id=`) ||
+		!strings.Contains(logs.String(), `(qbuf initial bytes: \"*10000000\\r\\n$0\\r\\n\")`) {
+		t.Fatalf("no log line for the closed client:\n%s", logs)
+	}
+	if err := admin.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after the client was closed: %v", err)
 	}
 }

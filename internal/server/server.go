@@ -14,6 +14,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -235,7 +237,25 @@ func (s *Server) forget(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
 	s.mu.Unlock()
+	// A client that sent a huge request leaves its memory to the garbage
+	// collector, which returns it to the system only slowly; past
+	// releaseToOS it is returned at once.
+	if c.r.Release() >= releaseToOS {
+		go debug.FreeOSMemory()
+	}
 	s.conns.Done()
+}
+
+// releaseToOS is how much memory a departing client's request must have
+// held for it to be handed back to the operating system at once: a full
+// garbage collection is worth it only for a rare, large amount.
+const releaseToOS = 64 << 20
+
+// queryBufLimitReached logs a client closed for a request holding more
+// than client-query-buffer-limit, with Redis's line.
+func (s *Server) queryBufLimitReached(c *client) {
+	s.log.Warn("Closing client that reached max query buffer length: " + c.describe() +
+		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
 }
 
 // Shutdown stops accepting, closes every connection and waits for their
