@@ -243,19 +243,28 @@ func slogLevel(v string) slog.Level {
 }
 
 // servePprof serves Go's profiles (net/http/pprof) on addr, for the
-// benchmark harness and for diagnosing a live server.
+// benchmark harness and for diagnosing a live server. The endpoint has no
+// authentication: it belongs on loopback.
 func servePprof(addr string, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("pprof-addr: %w", err)
 	}
+	log.Info("serving pprof", "addr", ln.Addr().String())
+	go func() { _ = http.Serve(ln, pprofMux()) }()
+	return nil
+}
+
+// pprofMux routes the profiles. The command line page is refused: it would
+// show --requirepass to anyone who can reach the endpoint.
+func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "the command line is not served: it may hold secrets", http.StatusForbidden)
+	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	log.Info("serving pprof", "addr", ln.Addr().String())
-	go func() { _ = http.Serve(ln, mux) }()
-	return nil
+	return mux
 }

@@ -260,6 +260,7 @@ func (s *Server) resetStats() {
 	s.stats.reads.Store(0)
 	s.stats.writes.Store(0)
 	s.stats.rejected.Store(0)
+	s.stats.authFailures.Store(0)
 	s.stats.errors.reset()
 	st := s.st.Stats()
 	st.ExpiredKeys.Store(0)
@@ -533,6 +534,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"total_error_replies", itoa(s.stats.errors.total.Load())},
 			{"total_reads_processed", itoa(s.stats.reads.Load())},
 			{"total_writes_processed", itoa(s.stats.writes.Load())},
+			{"acl_access_denied_auth", itoa(s.stats.authFailures.Load())},
 		}
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}

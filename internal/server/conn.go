@@ -30,7 +30,9 @@ type client struct {
 	db        atomic.Int64
 	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
 	authed    atomic.Bool
-	resp3     atomic.Bool
+	// everAuthed is set once the client authenticated with a password.
+	everAuthed atomic.Bool
+	resp3      atomic.Bool
 
 	mu      sync.Mutex
 	name    string
@@ -206,6 +208,9 @@ func (c *client) serve() {
 			return
 		}
 		c.srv.dispatch(c, args)
+		if c.srv.unauthRepliesPiledUp(c) {
+			return
+		}
 		if c.quit {
 			_ = c.w.Flush()
 			return

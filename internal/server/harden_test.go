@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -151,5 +154,119 @@ func TestQueryBufferLimitClosesClient(t *testing.T) {
 	}
 	if err := admin.Ping(ctx).Err(); err != nil {
 		t.Fatalf("PING after the client was closed: %v", err)
+	}
+}
+
+// TestAuthFailuresCountedAndLogged: every refused AUTH and HELLO AUTH counts
+// in INFO stats as acl_access_denied_auth, as in Redis, and is logged.
+func TestAuthFailuresCountedAndLogged(t *testing.T) {
+	ts, logs := startLoggedServer(t, "requirepass", "secret")
+	ctx := context.Background()
+	bad := redis.NewClient(&redis.Options{Addr: ts.addr, Password: "wrong", PoolSize: 1, MaxRetries: -1})
+	defer bad.Close()
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	rd := bufio.NewReader(nc)
+	for _, req := range []string{"AUTH nope\r\n", "AUTH default nope\r\n", "AUTH someone secret\r\n", "HELLO 3 AUTH default nope\r\n", "AUTH secret\r\n"} {
+		if _, err := nc.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := rd.ReadString('\n')
+		want := "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+		if req == "AUTH secret\r\n" {
+			want = "+OK\r\n"
+		}
+		if line != want {
+			t.Fatalf("%q: reply %q, want %q", req, line, want)
+		}
+	}
+	admin := ts.client(t, 2)
+	stat := func() string {
+		info := admin.Info(ctx, "stats").Val()
+		for _, l := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(l, "acl_access_denied_auth:"); ok {
+				return v
+			}
+		}
+		return "(missing)"
+	}
+	if got := stat(); got != "4" {
+		t.Fatalf("acl_access_denied_auth = %s, want 4", got)
+	}
+	if !strings.Contains(logs.String(), "authentication failed") {
+		t.Fatalf("no log of the failures:\n%s", logs)
+	}
+	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(); got != "0" {
+		t.Fatalf("acl_access_denied_auth after CONFIG RESETSTAT = %s", got)
+	}
+}
+
+// TestUnauthenticatedRepliesPileUp: a client that has never authenticated
+// and pipelines requests without reading is closed once its waiting replies
+// pass a small limit, instead of being answered 100,000 times.
+func TestUnauthenticatedRepliesPileUp(t *testing.T) {
+	ts, logs := startLoggedServer(t, "requirepass", "secret")
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	go func() { _, _ = nc.Write([]byte(strings.Repeat("AUTH wrong\r\n", 100_000))) }()
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(nc)
+	// Closed with requests unread, the socket may be reset.
+	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("the connection was not closed: %v after %d bytes", err, len(got))
+	}
+	if n := strings.Count(string(got), "-WRONGPASS"); n >= 1000 {
+		t.Fatalf("%d replies sent before the connection closed", n)
+	}
+	if !strings.Contains(logs.String(), "Closing unauthenticated client whose replies reached the output limit") {
+		t.Fatalf("no log line:\n%s", logs)
+	}
+
+	// A client that authenticated once is not held to it, even after RESET.
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "AUTH secret\r\nRESET\r\n" + strings.Repeat("GET k\r\n", 2000) + "PING\r\n"
+	go func() { _, _ = c.Write([]byte(req)) }()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(c)
+	for i := range 2003 {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		if i == 2002 && line != "-NOAUTH Authentication required.\r\n" {
+			t.Fatalf("last reply %q", line)
+		}
+	}
+}
+
+func TestSamePassword(t *testing.T) {
+	for _, tt := range []struct {
+		got, want string
+		same      bool
+	}{
+		{"secret", "secret", true},
+		{"secreT", "secret", false},
+		{"secret!", "secret", false},
+		{"", "secret", false},
+		{"secret", "", false},
+		{"", "", true},
+		{"a\x00b", "a\x00b", true},
+	} {
+		if samePassword([]byte(tt.got), tt.want) != tt.same {
+			t.Errorf("samePassword(%q, %q) = %v", tt.got, tt.want, !tt.same)
+		}
 	}
 }

@@ -75,7 +75,10 @@ type serverStats struct {
 	// total_writes_processed).
 	reads  atomic.Int64
 	writes atomic.Int64
-	errors errorStats
+	// authFailures counts AUTH and HELLO AUTH refused for a wrong user or
+	// password (INFO's acl_access_denied_auth).
+	authFailures atomic.Int64
+	errors       errorStats
 }
 
 // Options configures New.
