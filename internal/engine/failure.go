@@ -90,6 +90,8 @@ type health struct {
 	// walSyncs counts the WAL syncs made (see Pebble.WALSyncs).
 	walSyncs atomic.Uint64
 	log      *slog.Logger
+	// space is whether the disk is full (diskfull.go).
+	space *spaceState
 }
 
 // fail records cause as the reason the engine failed, the first time only,
@@ -224,6 +226,9 @@ type watchFS struct {
 func (fs watchFS) Unwrap() vfs.FS { return fs.FS }
 
 func (fs watchFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	if tableCategories[cat] {
+		fs.h.waitToWriteTable()
+	}
 	f, err := fs.FS.Create(name, cat)
 	return fs.watch(name, cat, f, err)
 }
@@ -235,16 +240,25 @@ func (fs watchFS) ReuseForWrite(oldname, newname string, cat vfs.DiskWriteCatego
 
 func (fs watchFS) watch(name string, cat vfs.DiskWriteCategory, f vfs.File, err error) (vfs.File, error) {
 	if cat != walCategory {
-		if err == nil && tableCategories[cat] {
-			return newTableFile(f), nil
+		if tableCategories[cat] {
+			if err != nil {
+				fs.h.tableFailed(err)
+				return f, err
+			}
+			return newTableFile(&spaceFile{File: f, h: fs.h}), nil
 		}
 		return f, err
 	}
 	if err != nil {
-		fs.h.failWAL(fmt.Errorf("create WAL %s: %w", name, err))
+		err = fmt.Errorf("create WAL %s: %w", name, err)
+		if isNoSpace(err) {
+			fs.h.walNoSpace(err)
+		} else {
+			fs.h.failWAL(err)
+		}
 		return deadFile{name: name}, nil
 	}
-	return walFile{File: f, name: name, h: fs.h}, nil
+	return walFile{File: f, name: name, h: fs.h, broken: new(atomic.Bool)}, nil
 }
 
 func (fs watchFS) OpenDir(name string) (vfs.File, error) {
@@ -260,17 +274,34 @@ type walFile struct {
 	vfs.File
 	name string
 	h    *health
+	// broken is set when this file lost a write for want of space: it is a
+	// black hole from then on, and the engine moves to a new WAL file
+	// (diskfull.go). Nil for the directory handle.
+	broken *atomic.Bool
 }
 
-// swallow fails the engine on err and hides err from Pebble.
+// swallow hides err from Pebble: a full disk breaks this file, anything
+// else fails the engine.
 func (f walFile) swallow(op string, err error) {
-	if err != nil {
-		f.h.failWAL(fmt.Errorf("%s WAL %s: %w", op, f.name, err))
+	if err == nil {
+		return
 	}
+	err = fmt.Errorf("%s WAL %s: %w", op, f.name, err)
+	if f.broken != nil && isNoSpace(err) {
+		f.broken.Store(true)
+		f.h.walNoSpace(err)
+		return
+	}
+	f.h.failWAL(err)
+}
+
+// dead reports whether writes to this file are dropped.
+func (f walFile) dead() bool {
+	return f.h.walBroken.Load() || f.broken != nil && f.broken.Load()
 }
 
 func (f walFile) Write(p []byte) (int, error) {
-	if !f.h.walBroken.Load() {
+	if !f.dead() {
 		_, err := f.File.Write(p)
 		f.swallow("write", err)
 	}
@@ -278,15 +309,24 @@ func (f walFile) Write(p []byte) (int, error) {
 }
 
 func (f walFile) WriteAt(p []byte, off int64) (int, error) {
-	if !f.h.walBroken.Load() {
+	if !f.dead() {
 		_, err := f.File.WriteAt(p, off)
 		f.swallow("write", err)
 	}
 	return len(p), nil
 }
 
+// Preallocate only reserves space ahead of writes; its failure on a full
+// disk is for the writes to report.
+func (f walFile) Preallocate(off, length int64) error {
+	if !f.dead() {
+		_ = f.File.Preallocate(off, length)
+	}
+	return nil
+}
+
 func (f walFile) Sync() error {
-	if !f.h.walBroken.Load() {
+	if !f.dead() {
 		f.swallow("sync", f.File.Sync())
 		f.h.walSyncs.Add(1)
 	}
@@ -294,7 +334,7 @@ func (f walFile) Sync() error {
 }
 
 func (f walFile) SyncData() error {
-	if !f.h.walBroken.Load() {
+	if !f.dead() {
 		f.swallow("sync", f.File.SyncData())
 		f.h.walSyncs.Add(1)
 	}
@@ -302,7 +342,7 @@ func (f walFile) SyncData() error {
 }
 
 func (f walFile) SyncTo(length int64) (bool, error) {
-	if f.h.walBroken.Load() {
+	if f.dead() {
 		return true, nil
 	}
 	full, err := f.File.SyncTo(length)

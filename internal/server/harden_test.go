@@ -18,6 +18,7 @@ import (
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/store"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -268,5 +269,86 @@ func TestSamePassword(t *testing.T) {
 		if samePassword([]byte(tt.got), tt.want) != tt.same {
 			t.Errorf("samePassword(%q, %q) = %v", tt.got, tt.want, !tt.same)
 		}
+	}
+}
+
+// noSpace fails file writes with ENOSPC while on, as a full disk does.
+type noSpace struct{ on atomic.Bool }
+
+func (d *noSpace) MaybeError(op errorfs.Op) error {
+	if d.on.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileWriteAt || op.Kind == errorfs.OpFilePreallocate) {
+		return &os.PathError{Op: "write", Path: op.Path, Err: syscall.ENOSPC}
+	}
+	return nil
+}
+
+func (d *noSpace) String() string { return "no space" }
+
+// TestStartOnFullDisk: a server started on a full disk (its WAL to be
+// flushed at open) starts, serves reads, answers writes with MISCONF, and
+// takes writes again once space is freed, without a restart. It used to
+// spin in Pebble's flush loop and never listen.
+func TestStartOnFullDisk(t *testing.T) {
+	disk := &noSpace{}
+	fs := errorfs.Wrap(vfs.NewMem(), disk)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 8 << 20, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(eng, store.Options{Databases: 16, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := st.Begin([][]byte{[]byte("k")})
+	if _, err := tx.SetString(0, []byte("k"), []byte("before"), store.SetArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	_ = st.Close()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	disk.on.Store(true)
+	opened := make(chan *engine.Pebble, 1)
+	go func() {
+		eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 8 << 20, Logger: quiet})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- eng
+	}()
+	select {
+	case eng = <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the engine did not open on a full disk")
+	}
+	if eng == nil {
+		t.FailNow()
+	}
+	ts := serveTest(t, testConfig(t), eng, quiet, false)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	if got, err := c.Get(ctx, "k").Result(); err != nil || got != "before" {
+		t.Fatalf("GET on a full disk = %q, %v", got, err)
+	}
+	err = c.Set(ctx, "k", "after", 0).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "MISCONF ") {
+		t.Fatalf("SET on a full disk = %v, want MISCONF", err)
+	}
+	disk.on.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Set(ctx, "k", "after", 0).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("writes did not resume once space was freed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got, err := c.Get(ctx, "k").Result(); err != nil || got != "after" {
+		t.Fatalf("GET after space was freed = %q, %v", got, err)
 	}
 }

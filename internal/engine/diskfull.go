@@ -1,0 +1,269 @@
+package engine
+
+// A full disk is not a failure: it ends when space is freed, and the engine
+// must come back by itself.
+//
+// What Pebble v2.1.7 does on a full disk, left alone:
+//
+//   - A flush whose table cannot be written is retried at once, forever
+//     (DB.flush has a TODO for a back-off): a core spins and every attempt
+//     logs a background error. Memtables pile up until commits stall.
+//   - Open replays the WAL into memtables and waits for their flush: on a
+//     full disk it never returns, so the server never listens.
+//   - A WAL write that fails fails the engine for good (failure.go).
+//
+// What the engine does instead:
+//
+//   - A table write (flush or compaction output) failing with ENOSPC or
+//     EDQUOT marks the disk full, and the creation of the next table waits
+//     out a back-off that doubles from minSpaceBackoff to maxSpaceBackoff:
+//     the retry loop costs nothing and logs once per attempt at most. A
+//     table written and closed without error marks the disk usable again.
+//   - While the disk is full, commits and WAL syncs are refused with
+//     ErrNoSpace (which matches ErrFailed, so the server answers MISCONF)
+//     before they enter Pebble; reads go on.
+//   - A WAL write or sync failing for want of space is kept from Pebble as
+//     any WAL error is, but breaks only that WAL file, not the engine: the
+//     engine asks Pebble for a flush (DB.AsyncFlush), which moves writes to
+//     a new WAL file and writes the memtables, whose records the broken
+//     file may lack, into tables. Once that flush is done, and no WAL broke
+//     meanwhile, nothing depends on the broken file and writes resume.
+//   - If the disk fills while Open waits for its flush, the database is
+//     opened a second time read-only (replaying the same WAL into memory,
+//     writing nothing) and the engine serves reads from it, refusing writes,
+//     while the first Open goes on retrying with the back-off. When it
+//     completes the engine switches to it; the read-only copy is closed with
+//     the engine.
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// ErrNoSpace is returned, wrapped, by commits and WAL syncs while the disk
+// is full. It matches ErrFailed (errors.Is), so that whatever refuses
+// writes on a failed engine refuses them here; unlike ErrFailed it ends by
+// itself once space is freed.
+var ErrNoSpace error = noSpaceError{}
+
+type noSpaceError struct{}
+
+func (noSpaceError) Error() string {
+	return "no space left on device: writes are refused until space is freed"
+}
+
+func (noSpaceError) Is(target error) bool { return target == ErrFailed }
+
+// The back-off between attempts to write a table while the disk is full.
+const (
+	minSpaceBackoff = 100 * time.Millisecond
+	maxSpaceBackoff = 5 * time.Second
+)
+
+// isNoSpace reports whether err is the file system saying it is full.
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// spaceState is whether the disk is full, shared by the engine, its file
+// system wrapper and its recovery goroutine.
+type spaceState struct {
+	// full is set while writes must be refused for want of space.
+	full atomic.Bool
+
+	mu sync.Mutex
+	// delay and nextTry are the back-off of table writes.
+	delay   time.Duration
+	nextTry time.Time
+	// walGen counts the WAL files that broke for want of space; walCleared
+	// is how many of them a completed flush has made harmless.
+	walGen, walCleared uint64
+	// opening is set while the engine serves a read-only copy and waits for
+	// its writable Open.
+	opening bool
+
+	// fullSig is signalled when the disk is found full; walSig when a WAL
+	// breaks.
+	fullSig chan struct{}
+	walSig  chan struct{}
+}
+
+func newSpaceState() *spaceState {
+	return &spaceState{fullSig: make(chan struct{}, 1), walSig: make(chan struct{}, 1)}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// setFull marks the disk full, logging the change.
+func (h *health) setFull(cause error) {
+	if !h.space.full.Swap(true) {
+		h.log.Error("disk full: refusing writes, serving reads, retrying in the background until space is freed", "err", cause)
+	}
+	signal(h.space.fullSig)
+}
+
+// resume clears the full state if nothing still needs it.
+func (h *health) resumeLocked() {
+	s := h.space
+	if s.opening || s.walGen != s.walCleared || !s.full.Load() {
+		return
+	}
+	s.full.Store(false)
+	h.log.Warn("disk space available again: writes resume")
+}
+
+// tableFailed records a failed table write; only a full disk is handled
+// here, other errors are Pebble's to report.
+func (h *health) tableFailed(err error) {
+	if !isNoSpace(err) {
+		return
+	}
+	s := h.space
+	s.mu.Lock()
+	s.delay = min(max(2*s.delay, minSpaceBackoff), maxSpaceBackoff)
+	s.nextTry = time.Now().Add(s.delay)
+	s.mu.Unlock()
+	h.setFull(err)
+}
+
+// tableWritten records a table written and closed without error: there is
+// space again.
+func (h *health) tableWritten() {
+	s := h.space
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay, s.nextTry = 0, time.Time{}
+	h.resumeLocked()
+}
+
+// waitToWriteTable waits out the back-off before a table is created.
+func (h *health) waitToWriteTable() {
+	s := h.space
+	s.mu.Lock()
+	wait := time.Until(s.nextTry)
+	s.mu.Unlock()
+	if wait > 0 {
+		time.Sleep(wait)
+	}
+}
+
+// walNoSpace records a WAL file broken for want of space.
+func (h *health) walNoSpace(err error) {
+	s := h.space
+	s.mu.Lock()
+	s.walGen++
+	s.mu.Unlock()
+	h.setFull(err)
+	signal(s.walSig)
+}
+
+// walGeneration returns the count of broken WAL files so far.
+func (h *health) walGeneration() uint64 {
+	h.space.mu.Lock()
+	defer h.space.mu.Unlock()
+	return h.space.walGen
+}
+
+// walFlushed records that a flush asked for when gen WAL files had broken
+// is done: those no longer matter.
+func (h *health) walFlushed(gen uint64) {
+	s := h.space
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.walCleared = max(s.walCleared, gen)
+	h.resumeLocked()
+}
+
+// setOpening marks the engine as serving a read-only copy, or done with it.
+func (h *health) setOpening(on bool) {
+	s := h.space
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opening = on
+	h.resumeLocked()
+}
+
+// noSpace returns ErrNoSpace while the disk is full.
+func (h *health) noSpace() error {
+	if h.space.full.Load() {
+		return ErrNoSpace
+	}
+	return nil
+}
+
+// guardWrite is guard for a commit or a WAL sync: refused while the disk is
+// full, and not acknowledged if the disk was found full meanwhile.
+func (h *health) guardWrite(f func() error) error {
+	if err := h.noSpace(); err != nil {
+		return err
+	}
+	if err := h.guard(f); err != nil {
+		return err
+	}
+	return h.noSpace()
+}
+
+// spaceFile watches the writes of a table being built.
+type spaceFile struct {
+	vfs.File
+	h      *health
+	failed bool
+}
+
+func (f *spaceFile) check(err error) error {
+	if err != nil {
+		f.failed = true
+		f.h.tableFailed(err)
+	}
+	return err
+}
+
+func (f *spaceFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.check(err)
+}
+
+func (f *spaceFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	return n, f.check(err)
+}
+
+func (f *spaceFile) Sync() error     { return f.check(f.File.Sync()) }
+func (f *spaceFile) SyncData() error { return f.check(f.File.SyncData()) }
+
+func (f *spaceFile) SyncTo(length int64) (bool, error) {
+	full, err := f.File.SyncTo(length)
+	return full, f.check(err)
+}
+
+func (f *spaceFile) Close() error {
+	err := f.check(f.File.Close())
+	if err == nil && !f.failed {
+		f.h.tableWritten()
+	}
+	return err
+}
+
+// noLockFS opens a database without taking its lock: for the read-only
+// copy served while the writable Open, which holds the lock, waits for
+// space. The copy writes nothing.
+type noLockFS struct{ vfs.FS }
+
+func (fs noLockFS) Unwrap() vfs.FS { return fs.FS }
+
+func (noLockFS) Lock(string) (io.Closer, error) { return nopCloser{}, nil }
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
