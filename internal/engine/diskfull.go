@@ -23,11 +23,20 @@ package engine
 //     ErrNoSpace (which matches ErrFailed, so the server answers MISCONF)
 //     before they enter Pebble; reads go on.
 //   - A WAL write or sync failing for want of space is kept from Pebble as
-//     any WAL error is, but breaks only that WAL file, not the engine: the
-//     engine asks Pebble for a flush (DB.AsyncFlush), which moves writes to
-//     a new WAL file and writes the memtables, whose records the broken
-//     file may lack, into tables. Once that flush is done, and no WAL broke
-//     meanwhile, nothing depends on the broken file and writes resume.
+//     any WAL error is, but breaks only that WAL file, not the engine: once
+//     a probe file of probeSize bytes can be written and synced in the data
+//     directory, the engine asks Pebble for a flush (DB.AsyncFlush), which
+//     moves writes to a new WAL file and writes the memtables, whose
+//     records the broken file may lack, into tables. Once that flush is
+//     done, and no WAL broke meanwhile, nothing depends on the broken file
+//     and writes resume.
+//
+// The one window this leaves: from the start of that flush to its end
+// (seconds), the broken WAL file is no longer the newest, and Pebble replays
+// an older WAL that ends in the middle of a record as corruption. A crash in
+// that window can leave a database that does not open until the broken
+// file's torn tail is cut off. A crash at any other time recovers as after
+// any crash: the log on disk ends where the disk filled.
 //   - If the disk fills while Open waits for its flush, the database is
 //     opened a second time read-only (replaying the same WAL into memory,
 //     writing nothing) and the engine serves reads from it, refusing writes,
@@ -175,6 +184,14 @@ func (h *health) walGeneration() uint64 {
 	return h.space.walGen
 }
 
+// walPending reports whether WAL files up to gen broke and no flush has
+// yet made them harmless.
+func (h *health) walPending(gen uint64) bool {
+	h.space.mu.Lock()
+	defer h.space.mu.Unlock()
+	return h.space.walCleared < gen
+}
+
 // walFlushed records that a flush asked for when gen WAL files had broken
 // is done: those no longer matter.
 func (h *health) walFlushed(gen uint64) {
@@ -212,6 +229,37 @@ func (h *health) guardWrite(f func() error) error {
 		return err
 	}
 	return h.noSpace()
+}
+
+// probeSize is how much the space probe writes: room for a flush to write
+// out a memtable (tables are compressed, so smaller), the unit of what a
+// broken WAL leaves to be saved.
+const probeSize = memTableSize
+
+// probeName is the space probe's file in the data directory; Pebble
+// ignores files whose names it does not know.
+const probeName = "CAIRN-SPACE-PROBE"
+
+// probeSpace writes, syncs and removes probeSize bytes in the data
+// directory, and reports whether the file system took them.
+func (p *Pebble) probeSpace() error {
+	name := p.fs.PathJoin(p.dir, probeName)
+	f, err := p.fs.Create(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = p.fs.Remove(name) }()
+	chunk := make([]byte, 1<<20)
+	for written := 0; written < probeSize && err == nil; written += len(chunk) {
+		_, err = f.Write(chunk)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // spaceFile watches the writes of a table being built.

@@ -43,6 +43,9 @@ type Pebble struct {
 	// the writable Open has returned.
 	stop   chan struct{}
 	opened chan struct{}
+	// fs and dir are where the database lives, for the space probe.
+	fs  vfs.FS
+	dir string
 }
 
 // db returns the database served now.
@@ -101,7 +104,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	// checks; the WAL watch goes on top of whatever file system is used.
 	opts.EnsureDefaults()
 	opts.FS = watchFS{FS: opts.FS, h: h}
-	p := &Pebble{h: h, jobs: jobs, stop: make(chan struct{}), opened: make(chan struct{})}
+	p := &Pebble{h: h, jobs: jobs, stop: make(chan struct{}), opened: make(chan struct{}), fs: opts.FS, dir: dir}
 	type result struct {
 		db  *pebble.DB
 		err error
@@ -150,57 +153,78 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 			h.setOpening(false)
 		}()
 	}
-	go p.recoverWAL()
+	go p.recoverSpace()
 	return p, nil
 }
 
-// recoverWAL moves writes off WAL files broken by a full disk: each time
-// one breaks, it asks Pebble for a flush, which starts a new WAL file and
-// writes the memtables out, and waits for it; once no WAL broke meanwhile,
-// writes resume (see diskfull.go).
-func (p *Pebble) recoverWAL() {
+// recoverSpace brings the engine back from a full disk (see diskfull.go).
+// Each time the disk is found full it probes, with a back-off, until a
+// probe file can be written. Then, if WAL files broke, it asks Pebble for a
+// flush, which starts a new WAL file and writes the memtables out, and
+// waits for it; once no WAL broke meanwhile, writes resume. If none broke,
+// the probe is enough: writes resume (a table write that still fails sets
+// the state again).
+func (p *Pebble) recoverSpace() {
 	h := p.h
 	select {
 	case <-p.opened:
 	case <-p.stop:
 		return
 	}
-	delay := minSpaceBackoff
 	for {
 		select {
 		case <-h.space.walSig:
+		case <-h.space.fullSig:
 		case <-p.stop:
 			return
 		}
-		for {
+		delay := minSpaceBackoff
+		backoff := func() bool {
+			select {
+			case <-time.After(delay):
+				delay = min(2*delay, maxSpaceBackoff)
+				return true
+			case <-p.stop:
+				return false
+			}
+		}
+		for h.space.full.Load() {
+			// The flush starts a new WAL file at once, and until it is
+			// done a crash would leave the broken one in the middle of
+			// the log: it is asked for only once there is room to write
+			// the memtables.
+			if err := p.probeSpace(); err != nil {
+				if !backoff() {
+					return
+				}
+				continue
+			}
 			gen := h.walGeneration()
+			if !h.walPending(gen) {
+				h.tableWritten()
+				if h.space.full.Load() && !backoff() {
+					return
+				}
+				continue
+			}
 			var flushed <-chan struct{}
 			err := guarded(h, func() error {
 				var err error
 				flushed, err = p.db().AsyncFlush()
 				return err
 			})
-			if err == nil {
-				select {
-				case <-flushed:
-				case <-p.stop:
+			if err != nil {
+				if errors.Is(err, ErrClosed) || h.failed() || !backoff() {
 					return
-				}
-				h.walFlushed(gen)
-				if h.walGeneration() == gen {
-					break
 				}
 				continue
 			}
-			if errors.Is(err, ErrClosed) || h.failed() {
-				return
-			}
 			select {
-			case <-time.After(delay):
-				delay = min(2*delay, maxSpaceBackoff)
+			case <-flushed:
 			case <-p.stop:
 				return
 			}
+			h.walFlushed(gen)
 		}
 	}
 }
