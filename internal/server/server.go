@@ -180,7 +180,7 @@ func (s *Server) Serve(ln net.Listener) error {
 				// keep serving the clients we have, and try again after a
 				// growing pause, until some are freed.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				s.log.Warn("Accepting client connection failed; retrying", "err", err, "retry_in", delay)
+				s.log.Warn("Accepting client connection: "+err.Error(), "retry_in", delay)
 				time.Sleep(delay)
 				continue
 			}
