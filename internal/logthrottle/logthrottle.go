@@ -3,10 +3,12 @@
 // counts the repeats that follow within a window, and then writes one
 // summary, "<message> (repeated N times in the last 10s)", instead of them.
 //
-// A line's kind is its level and message; attributes do not count, so "command
-// failed" with a thousand different keys is one kind. The summary carries the
-// attributes of the last repeat. A line seen again after its window has
-// closed passes through and opens a new window.
+// Only warnings and errors are throttled: floods come from faults, and the
+// informational lines (one per listener at start, say) must all be seen.
+// A line's kind is its level and message; attributes do not count, so
+// "command failed" with a thousand different keys is one kind. The summary
+// carries the attributes of the last repeat. A line seen again after its
+// window has closed passes through and opens a new window.
 //
 // It never delays the first line of a kind and never drops a count: every
 // window that suppressed lines ends with its summary, written from a timer
@@ -24,6 +26,9 @@ import (
 // DefaultWindow is how long repeats of a line are counted before their
 // summary is written.
 const DefaultWindow = 10 * time.Second
+
+// minLevel is the lowest level throttled.
+const minLevel = slog.LevelWarn
 
 // maxKinds bounds the kinds tracked at once, so that lines with ever new
 // messages cannot grow the handler without bound; past it, lines of new
@@ -82,6 +87,9 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 // Handle implements slog.Handler: the first line of a kind goes out, its
 // repeats within the window are counted.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < minLevel {
+		return h.next.Handle(ctx, r)
+	}
 	k := kindKey{r.Level, r.Message}
 	st := h.st
 	st.mu.Lock()

@@ -87,8 +87,10 @@ func TestKindsAreLevelAndMessage(t *testing.T) {
 		log.Error("b")
 		derived.Error("a") // shares the kind "ERROR a"
 	}
+	log.Info("ready", "addr", 1)
+	log.Info("ready", "addr", 2) // informational lines are not throttled
 	ls := out.lines()
-	want := []string{"level=ERROR msg=a", "level=WARN msg=a", "level=ERROR msg=b"}
+	want := []string{"level=ERROR msg=a", "level=WARN msg=a", "level=ERROR msg=b", "level=INFO msg=ready addr=1", "level=INFO msg=ready addr=2"}
 	if strings.Join(ls, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("log is %q, want %q", ls, want)
 	}
@@ -96,9 +98,9 @@ func TestKindsAreLevelAndMessage(t *testing.T) {
 
 func TestSingleLineHasNoSummary(t *testing.T) {
 	log, out := newLogger(20 * time.Millisecond)
-	log.Info("once")
+	log.Warn("once")
 	time.Sleep(100 * time.Millisecond)
-	if ls := out.lines(); len(ls) != 1 || ls[0] != "level=INFO msg=once" {
+	if ls := out.lines(); len(ls) != 1 || ls[0] != "level=WARN msg=once" {
 		t.Fatalf("log is %q", ls)
 	}
 }
@@ -107,10 +109,10 @@ func TestTrackedKindsAreBounded(t *testing.T) {
 	log, out := newLogger(time.Hour)
 	h := log.Handler().(*Handler)
 	for i := range maxKinds + 10 {
-		log.Info(fmt.Sprint("m", i))
+		log.Warn(fmt.Sprint("m", i))
 	}
 	// Kinds past the bound are not tracked: their repeats pass through.
-	log.Info(fmt.Sprint("m", maxKinds+5))
+	log.Warn(fmt.Sprint("m", maxKinds+5))
 	if n := len(out.lines()); n != maxKinds+11 {
 		t.Fatalf("%d lines, want %d", n, maxKinds+11)
 	}
