@@ -23,20 +23,19 @@ package engine
 //     ErrNoSpace (which matches ErrFailed, so the server answers MISCONF)
 //     before they enter Pebble; reads go on.
 //   - A WAL write or sync failing for want of space is kept from Pebble as
-//     any WAL error is, but breaks only that WAL file, not the engine: once
-//     a probe file of probeSize bytes can be written and synced in the data
-//     directory, the engine asks Pebble for a flush (DB.AsyncFlush), which
-//     moves writes to a new WAL file and writes the memtables, whose
-//     records the broken file may lack, into tables. Once that flush is
-//     done, and no WAL broke meanwhile, nothing depends on the broken file
-//     and writes resume.
-//
-// The one window this leaves: from the start of that flush to its end
-// (seconds), the broken WAL file is no longer the newest, and Pebble replays
-// an older WAL that ends in the middle of a record as corruption. A crash in
-// that window can leave a database that does not open until the broken
-// file's torn tail is cut off. A crash at any other time recovers as after
-// any crash: the log on disk ends where the disk filled.
+//     any WAL error is, but does not fail the engine: the bytes the disk
+//     refused are held by the WAL file, in order, and so is everything
+//     Pebble writes to it after them (little: commits are refused
+//     meanwhile; past maxHeld the engine fails). The file on disk stays a
+//     prefix of the log Pebble wrote, as after a crash, so a crash while
+//     the disk is full recovers every commit acknowledged before it filled.
+//     The commit that met the full disk is refused (an error means
+//     "unknown": it may still reach the log).
+//   - A recovery goroutine probes, with the same back-off, for room to
+//     write and sync probeSize bytes in the data directory; then it writes
+//     and syncs the held bytes, and once no file holds any, and no table
+//     write failed since, writes resume. No WAL file is ever abandoned, so
+//     Pebble never meets a log torn in the middle.
 //   - If the disk fills while Open waits for its flush, the database is
 //     opened a second time read-only (replaying the same WAL into memory,
 //     writing nothing) and the engine serves reads from it, refusing writes,
@@ -90,9 +89,8 @@ type spaceState struct {
 	// delay and nextTry are the back-off of table writes.
 	delay   time.Duration
 	nextTry time.Time
-	// walGen counts the WAL files that broke for want of space; walCleared
-	// is how many of them a completed flush has made harmless.
-	walGen, walCleared uint64
+	// held are the WAL files holding bytes the disk refused.
+	held map[*walFile]struct{}
 	// opening is set while the engine serves a read-only copy and waits for
 	// its writable Open.
 	opening bool
@@ -104,7 +102,7 @@ type spaceState struct {
 }
 
 func newSpaceState() *spaceState {
-	return &spaceState{fullSig: make(chan struct{}, 1), walSig: make(chan struct{}, 1)}
+	return &spaceState{fullSig: make(chan struct{}, 1), walSig: make(chan struct{}, 1), held: make(map[*walFile]struct{})}
 }
 
 func signal(ch chan struct{}) {
@@ -125,7 +123,7 @@ func (h *health) setFull(cause error) {
 // resume clears the full state if nothing still needs it.
 func (h *health) resumeLocked() {
 	s := h.space
-	if s.opening || s.walGen != s.walCleared || !s.full.Load() {
+	if s.opening || len(s.held) > 0 || !s.full.Load() {
 		return
 	}
 	s.full.Store(false)
@@ -167,39 +165,38 @@ func (h *health) waitToWriteTable() {
 	}
 }
 
-// walNoSpace records a WAL file broken for want of space.
-func (h *health) walNoSpace(err error) {
+// walHeld records a WAL file holding bytes the disk refused.
+func (h *health) walHeld(f *walFile, cause error) {
 	s := h.space
 	s.mu.Lock()
-	s.walGen++
+	s.held[f] = struct{}{}
 	s.mu.Unlock()
-	h.setFull(err)
+	h.setFull(cause)
 	signal(s.walSig)
 }
 
-// walGeneration returns the count of broken WAL files so far.
-func (h *health) walGeneration() uint64 {
-	h.space.mu.Lock()
-	defer h.space.mu.Unlock()
-	return h.space.walGen
-}
-
-// walPending reports whether WAL files up to gen broke and no flush has
-// yet made them harmless.
-func (h *health) walPending(gen uint64) bool {
-	h.space.mu.Lock()
-	defer h.space.mu.Unlock()
-	return h.space.walCleared < gen
-}
-
-// walFlushed records that a flush asked for when gen WAL files had broken
-// is done: those no longer matter.
-func (h *health) walFlushed(gen uint64) {
+// walDrained records a WAL file whose held bytes are written and synced.
+func (h *health) walDrained(f *walFile) {
 	s := h.space
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.walCleared = max(s.walCleared, gen)
+	delete(s.held, f)
 	h.resumeLocked()
+}
+
+// drainHeld retries every WAL file's held bytes.
+func (h *health) drainHeld() {
+	h.space.mu.Lock()
+	files := make([]*walFile, 0, len(h.space.held))
+	for f := range h.space.held {
+		files = append(files, f)
+	}
+	h.space.mu.Unlock()
+	for _, f := range files {
+		if f.drain() {
+			h.walDrained(f)
+		}
+	}
 }
 
 // setOpening marks the engine as serving a read-only copy, or done with it.
@@ -231,9 +228,10 @@ func (h *health) guardWrite(f func() error) error {
 	return h.noSpace()
 }
 
-// probeSize is how much the space probe writes: room for a flush to write
-// out a memtable (tables are compressed, so smaller), the unit of what a
-// broken WAL leaves to be saved.
+// probeSize is how much the space probe writes before writes resume: room
+// for the held WAL bytes and for a flush to write out a memtable (tables
+// are compressed, so smaller), so that writes do not resume only to meet
+// the full disk again at once.
 const probeSize = memTableSize
 
 // probeName is the space probe's file in the data directory; Pebble

@@ -211,3 +211,51 @@ func TestDiskFillsWhileRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashWhileDiskFull: a crash while the disk is full, and another just
+// after it recovered, lose no acknowledged write and leave a database that
+// opens: the WAL on disk is always a prefix of the log Pebble wrote.
+func TestCrashWhileDiskFull(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	disk := &fullDisk{}
+	logs := &logBuffer{}
+	p := openOn(t, errorfs.Wrap(mem, disk), logs)
+	defer p.Close()
+	var acked []string
+	for i := range 200 {
+		k := fmt.Sprint("a", i)
+		if err := put(p, k, strings.Repeat("x", 500), true); err != nil {
+			t.Fatal(err)
+		}
+		acked = append(acked, k)
+	}
+	disk.on.Store(true)
+	for i := range 200 {
+		k := fmt.Sprint("b", i)
+		if err := put(p, k, strings.Repeat("x", 500), true); err != nil {
+			break
+		}
+		acked = append(acked, k)
+	}
+	if p.Failed() == nil {
+		t.Fatal("the disk never filled")
+	}
+	check := func(when string, fs vfs.FS, keys []string) {
+		t.Helper()
+		q, err := OpenPebble("", PebbleOptions{FS: fs, CacheSize: 1 << 20, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		if err != nil {
+			t.Fatalf("%s: the database does not open: %v", when, err)
+		}
+		defer q.Close()
+		for _, k := range keys {
+			if _, err := q.Get([]byte(k), nil); err != nil {
+				t.Fatalf("%s: acknowledged %s lost: %v", when, k, err)
+			}
+		}
+	}
+	check("crash while full", mem.CrashClone(vfs.CrashCloneCfg{}), acked)
+
+	disk.on.Store(false)
+	waitFor(t, "writes resume", func() bool { return put(p, "c", "v", true) == nil })
+	check("crash after recovery", mem.CrashClone(vfs.CrashCloneCfg{}), append(acked, "c"))
+}

@@ -157,13 +157,11 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	return p, nil
 }
 
-// recoverSpace brings the engine back from a full disk (see diskfull.go).
-// Each time the disk is found full it probes, with a back-off, until a
-// probe file can be written. Then, if WAL files broke, it asks Pebble for a
-// flush, which starts a new WAL file and writes the memtables out, and
-// waits for it; once no WAL broke meanwhile, writes resume. If none broke,
-// the probe is enough: writes resume (a table write that still fails sets
-// the state again).
+// recoverSpace brings the engine back from a full disk (see diskfull.go):
+// each time the disk is found full it probes, with a back-off, until a
+// probe file can be written; then it writes the WAL bytes held meanwhile
+// and, when none are left, lets writes resume (a table write that still
+// fails sets the state again).
 func (p *Pebble) recoverSpace() {
 	h := p.h
 	select {
@@ -179,52 +177,20 @@ func (p *Pebble) recoverSpace() {
 			return
 		}
 		delay := minSpaceBackoff
-		backoff := func() bool {
+		for h.space.full.Load() && !h.failed() {
+			if err := p.probeSpace(); err == nil {
+				h.drainHeld()
+				h.tableWritten()
+				if !h.space.full.Load() {
+					break
+				}
+			}
 			select {
 			case <-time.After(delay):
 				delay = min(2*delay, maxSpaceBackoff)
-				return true
-			case <-p.stop:
-				return false
-			}
-		}
-		for h.space.full.Load() {
-			// The flush starts a new WAL file at once, and until it is
-			// done a crash would leave the broken one in the middle of
-			// the log: it is asked for only once there is room to write
-			// the memtables.
-			if err := p.probeSpace(); err != nil {
-				if !backoff() {
-					return
-				}
-				continue
-			}
-			gen := h.walGeneration()
-			if !h.walPending(gen) {
-				h.tableWritten()
-				if h.space.full.Load() && !backoff() {
-					return
-				}
-				continue
-			}
-			var flushed <-chan struct{}
-			err := guarded(h, func() error {
-				var err error
-				flushed, err = p.db().AsyncFlush()
-				return err
-			})
-			if err != nil {
-				if errors.Is(err, ErrClosed) || h.failed() || !backoff() {
-					return
-				}
-				continue
-			}
-			select {
-			case <-flushed:
 			case <-p.stop:
 				return
 			}
-			h.walFlushed(gen)
 		}
 	}
 }
