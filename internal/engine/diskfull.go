@@ -45,6 +45,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -239,8 +240,13 @@ const probeSize = memTableSize
 const probeName = "CAIRN-SPACE-PROBE"
 
 // probeSpace writes, syncs and removes probeSize bytes in the data
-// directory, and reports whether the file system took them.
+// directory, and reports whether the file system took them. Where the
+// file system reports its free space, too little of it fails the probe
+// without a write, so that probing never fills the disk for others.
 func (p *Pebble) probeSpace() error {
+	if du, err := p.fs.GetDiskUsage(p.dir); err == nil && du.AvailBytes < probeSize {
+		return fmt.Errorf("probe: %d bytes free: %w", du.AvailBytes, syscall.ENOSPC)
+	}
 	name := p.fs.PathJoin(p.dir, probeName)
 	f, err := p.fs.Create(name, vfs.WriteCategoryUnspecified)
 	if err != nil {
