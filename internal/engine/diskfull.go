@@ -229,11 +229,11 @@ func (h *health) guardWrite(f func() error) error {
 	return h.noSpace()
 }
 
-// probeSize is how much the space probe writes before writes resume: room
-// for the held WAL bytes and for a flush to write out a memtable (tables
-// are compressed, so smaller), so that writes do not resume only to meet
-// the full disk again at once.
-const probeSize = memTableSize
+// probeSize is how much free space the probe asks for before writes
+// resume: enough that they do not resume only to meet the full disk again
+// at once, small enough for a small disk. (A flush that still finds too
+// little room fails and sets the state again.)
+const probeSize = 4 << 20
 
 // probeName is the space probe's file in the data directory; Pebble
 // ignores files whose names it does not know.
