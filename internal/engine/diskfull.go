@@ -97,7 +97,7 @@ type spaceState struct {
 	opening bool
 
 	// fullSig is signalled when the disk is found full; walSig when a WAL
-	// breaks.
+	// file starts holding bytes.
 	fullSig chan struct{}
 	walSig  chan struct{}
 }
@@ -121,7 +121,8 @@ func (h *health) setFull(cause error) {
 	signal(h.space.fullSig)
 }
 
-// resume clears the full state if nothing still needs it.
+// resumeLocked clears the full state unless something still needs it: a
+// read-only copy being served, or WAL bytes held. space.mu is held.
 func (h *health) resumeLocked() {
 	s := h.space
 	if s.opening || len(s.held) > 0 || !s.full.Load() {
