@@ -140,6 +140,14 @@ var settings = []*setting{
 		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.outputBufferLimits },
 	},
 	{
+		// The most memory one client's request may hold before it is
+		// complete, counting each argument's bookkeeping as well as its
+		// bytes; a client past it is closed, as in Redis.
+		name: "client-query-buffer-limit", kind: kindMemory, mutable: true,
+		min: 1 << 20, max: math.MaxInt64, def: value{n: 1 << 30},
+		num: func(c *Config) *atomic.Int64 { return &c.queryBufLimit },
+	},
+	{
 		// Redis allows up to INT_MAX; Cairn's keys hold the database
 		// number in 16 bits.
 		name: "databases", kind: kindInt,

@@ -14,8 +14,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -82,7 +85,10 @@ type serverStats struct {
 	// total_writes_processed).
 	reads  atomic.Int64
 	writes atomic.Int64
-	errors errorStats
+	// authFailures counts AUTH and HELLO AUTH refused for a wrong user or
+	// password (INFO's acl_access_denied_auth).
+	authFailures atomic.Int64
+	errors       errorStats
 }
 
 // Options configures New.
@@ -192,9 +198,12 @@ func (s *Server) Serve(ln net.Listener) error {
 			if closing {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if acceptRetriable(err) {
+				// Out of descriptors or memory, as net/http's server does:
+				// keep serving the clients we have, and try again after a
+				// growing pause, until some are freed.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("Accepting client connection: "+err.Error(), "retry_in", delay)
 				time.Sleep(delay)
 				continue
 			}
@@ -203,6 +212,22 @@ func (s *Server) Serve(ln net.Listener) error {
 		delay = 0
 		s.accept(nc)
 	}
+}
+
+// acceptRetriable reports whether an Accept error passes: a timeout, a
+// connection reset before it was accepted, or a shortage of descriptors,
+// buffers or memory that closing connections will end.
+func acceptRetriable(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) accept(nc net.Conn) {
@@ -238,7 +263,25 @@ func (s *Server) forget(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
 	s.mu.Unlock()
+	// A client that sent a huge request leaves its memory to the garbage
+	// collector, which returns it to the system only slowly; past
+	// releaseToOS it is returned at once.
+	if c.r.Release() >= releaseToOS {
+		go debug.FreeOSMemory()
+	}
 	s.conns.Done()
+}
+
+// releaseToOS is how much memory a departing client's request must have
+// held for it to be handed back to the operating system at once: a full
+// garbage collection is worth it only for a rare, large amount.
+const releaseToOS = 64 << 20
+
+// queryBufLimitReached logs a client closed for a request holding more
+// than client-query-buffer-limit, with Redis's line.
+func (s *Server) queryBufLimitReached(c *client) {
+	s.log.Warn("Closing client that reached max query buffer length: " + c.describe() +
+		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
 }
 
 // Shutdown stops accepting, closes every connection and waits for their
