@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -86,7 +87,11 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 	res.Written = true
 	if expire != 0 && expire <= tx.NowMs {
 		// A deadline already past: the key ends up absent, as Redis 7 does
-		// by deleting it instead of storing it.
+		// by deleting it instead of storing it. Redis creates it first:
+		// a new key is still reported.
+		if !exists {
+			tx.Notify(notify.New, "new", db, key)
+		}
 		_, err := tx.deleteKey(db, key)
 		return res, err
 	}
