@@ -60,3 +60,26 @@ func (x *ctx) missedIf(absent bool, key []byte) {
 		x.missed(key)
 	}
 }
+
+// destinationExists reports whether the destination of a *STORE command
+// (argument 1) exists, when its deletion would be an event: a result that
+// is empty deletes it, and Redis reports "del" only for a key that was
+// there.
+func (x *ctx) destinationExists() bool {
+	if !x.tx.Notifies(notify.Generic) {
+		return false
+	}
+	ok, err := x.tx.Exists(x.db(), x.arg(1))
+	return ok && err == nil
+}
+
+// notifyStore records the events of a *STORE command that stored n
+// members in its destination (argument 1), which existed before or not.
+func (x *ctx) notifyStore(class notify.Class, event string, n int64, existed bool) {
+	switch {
+	case n > 0:
+		x.notify(class, event, x.arg(1))
+	case existed:
+		x.notify(notify.Generic, "del", x.arg(1))
+	}
+}
