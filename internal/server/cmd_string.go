@@ -158,11 +158,11 @@ func cmdSet(x *ctx) {
 			return
 		}
 	}
-	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), a)
 	if a.Get {
-		// SET ... GET reads the key as GET does.
-		x.missedIf(!res.OldFound && err == nil, x.arg(1))
+		// SET ... GET reads the key as GET does, before it writes.
+		x.keyMiss(x.arg(1))
 	}
+	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), a)
 	if err == nil {
 		x.notifySet(res, a.ExpireMs)
 	}
@@ -206,9 +206,9 @@ func setWithExpiry(x *ctx, u expireUnit, cmd string) {
 }
 
 func cmdGetSet(x *ctx) {
+	x.keyMiss(x.arg(1))
 	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), store.SetArgs{Get: true})
 	if err == nil {
-		x.missedIf(!res.OldFound, x.arg(1))
 		x.notifySet(res, 0)
 	}
 	x.replyBulkOrNil(res.Old, res.OldFound, err)
@@ -305,7 +305,6 @@ func cmdMSet(x *ctx) {
 		x.storeError(err)
 		return
 	}
-	x.notifyMSet()
 	x.ok()
 }
 
@@ -314,11 +313,7 @@ func cmdMSetNX(x *ctx) {
 		x.errorReply("ERR wrong number of arguments for 'msetnx' command")
 		return
 	}
-	ok, err := x.tx.MSet(x.db(), x.args[1:], true)
-	if ok && err == nil {
-		x.notifyMSet()
-	}
-	x.replyBool(ok, err)
+	x.replyBool(x.tx.MSet(x.db(), x.args[1:], true))
 }
 
 func cmdAppend(x *ctx) {
@@ -623,12 +618,5 @@ func (x *ctx) notifySet(res store.SetResult, deadline int64) {
 	x.notify(notify.Generic, "expire", x.arg(1))
 	if deadline <= x.tx.NowMs {
 		x.notify(notify.Expired, "expired", x.arg(1))
-	}
-}
-
-// notifyMSet records "set" for each key MSET and MSETNX wrote.
-func (x *ctx) notifyMSet() {
-	for i := 1; i < len(x.args); i += 2 {
-		x.notify(notify.String, "set", x.arg(i))
 	}
 }

@@ -116,6 +116,9 @@ func (tx *Tx) MSet(db int, pairs [][]byte, nx bool) (bool, error) {
 		if err := tx.putMeta(db, pairs[i], &encoding.Meta{Type: encoding.TypeString, Value: pairs[i+1]}); err != nil {
 			return false, err
 		}
+		// Each key's "set" follows its "new", as Redis sets them one by
+		// one.
+		tx.Notify(notify.String, "set", db, pairs[i])
 	}
 	return true, nil
 }
