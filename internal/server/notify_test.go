@@ -133,7 +133,8 @@ var notifyCases = []struct {
 		"MULTI", "SET b 1", "DISCARD")},
 }
 
-// cmds splits each command at spaces; '' is an empty argument.
+// cmds splits each command at spaces; two single quotes stand for an
+// empty argument.
 func cmds(lines ...string) [][]string {
 	out := make([][]string, len(lines))
 	for i, l := range lines {

@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/cairndb/cairn/internal/encoding"
-	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
