@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cairndb/cairn/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -233,4 +235,114 @@ func drainEvents(t *testing.T, conn interface {
 		}
 		out = append(out, fmt.Sprintf("%s %s", m.Channel, m.Payload))
 	}
+}
+
+// TestNotifyHashFieldExpiry checks the events of the commands the
+// installed Redis (7.0) lacks, against what Redis 7.4's t_hash.c
+// (HEXPIRE, HPERSIST, field reclaiming) and Redis 8's (HGETDEL, HGETEX,
+// HSETEX) emit.
+func TestNotifyHashFieldExpiry(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	sub := notifySubscriber(t, ts.addr)
+	if _, err := c.Do("CONFIG", "SET", "notify-keyspace-events", "KAn"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmds [][]string
+		want []string
+	}{
+		{cmds("HSET h a 1 b 2 c 3"), []string{"h new", "h hset"}},
+		{cmds("HEXPIRE h 100 FIELDS 2 a nope"), []string{"h hexpire"}},
+		{cmds("HEXPIRE h 100 NX FIELDS 1 a", "HEXPIRE nope 100 FIELDS 1 a"), nil},
+		{cmds("HPEXPIREAT h 1 FIELDS 1 a"), []string{"h hdel"}},
+		{cmds("HEXPIRE h 100 FIELDS 1 b", "HPERSIST h FIELDS 2 b c"), []string{"h hexpire", "h hpersist"}},
+		{cmds("HPERSIST h FIELDS 1 b"), nil},
+		{cmds("HGETDEL h FIELDS 2 b nope"), []string{"h hdel"}},
+		{cmds("HGETDEL h FIELDS 1 nope"), nil},
+		{cmds("HGETEX h EX 100 FIELDS 1 c", "HGETEX h PERSIST FIELDS 1 c", "HGETEX h PERSIST FIELDS 1 c"),
+			[]string{"h hexpire", "h hpersist"}},
+		{cmds("HGETEX h PXAT 1 FIELDS 1 c"), []string{"h hdel", "h del"}},
+		{cmds("HSETEX h EX 100 FIELDS 1 a 1"), []string{"h new", "h hset", "h hexpire"}},
+		{cmds("HSETEX h FNX FIELDS 1 a 1", "HSETEX h FXX FIELDS 1 zz 1"), nil},
+		{cmds("HSETEX h KEEPTTL FIELDS 1 a 2"), []string{"h hset"}},
+		{cmds("HSETEX h PXAT 1 FIELDS 1 a 2"), []string{"h hset", "h hdel", "h del"}},
+		{cmds("HSETEX g PXAT 1 FIELDS 1 a 2"), []string{"g new", "g hset", "g hdel", "g del"}},
+		{cmds("HSET h a 1", "HDEL h a"), []string{"h new", "h hset", "h hdel", "h del"}},
+	}
+	for _, tc := range tests {
+		for _, cmd := range tc.cmds {
+			args := make([]any, len(cmd))
+			for i, a := range cmd {
+				args[i] = a
+			}
+			if _, err := c.Do(args...); err != nil {
+				t.Fatalf("%q: %v", cmd, err)
+			}
+		}
+		got := keyspaceEvents(drainEvents(t, c, sub))
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q: events %q, want %q", tc.cmds, got, tc.want)
+		}
+	}
+}
+
+// TestNotifyExpiryAndPastDeadlines checks the events Redis sends at a
+// moment of its own choosing (an expired key or field reclaimed), which
+// the differential test cannot compare.
+func TestNotifyExpiryAndPastDeadlines(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	sub := notifySubscriber(t, ts.addr)
+	if _, err := c.Do("CONFIG", "SET", "notify-keyspace-events", "KAn"); err != nil {
+		t.Fatal(err)
+	}
+	do := func(args ...any) {
+		t.Helper()
+		if _, err := c.Do(args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	// Redis stores a SET with a past deadline and reclaims it at once.
+	do("SET", "k", "v", "PXAT", "1")
+	want := []string{"k new", "k set", "k expire", "k expired"}
+	if got := keyspaceEvents(drainEvents(t, c, sub)); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("SET PXAT 1: events %q, want %q", got, want)
+	}
+	// A key and a field reach their deadlines: the reclaimers report them.
+	do("SET", "gone", "v", "PX", "20")
+	do("HSET", "h", "a", "1", "b", "2")
+	do("HPEXPIRE", "h", "20", "FIELDS", "1", "a")
+	do("HSET", "h2", "a", "1")
+	do("HPEXPIRE", "h2", "20", "FIELDS", "1", "a")
+	want = []string{"gone expired", "h hexpired", "h2 del", "h2 hexpired"}
+	deadline := time.Now().Add(10 * time.Second)
+	var seen []string
+	for time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		for _, e := range keyspaceEvents(drainEvents(t, c, sub)) {
+			if strings.HasSuffix(e, "expired") || strings.HasSuffix(e, " del") {
+				seen = append(seen, e)
+			}
+		}
+		if len(seen) >= len(want) {
+			break
+		}
+	}
+	slices.Sort(seen)
+	if strings.Join(seen, ",") != strings.Join(want, ",") {
+		t.Errorf("reclaiming: events %q, want %q", seen, want)
+	}
+}
+
+// keyspaceEvents keeps the __keyspace@0__ messages of events, as "key
+// event".
+func keyspaceEvents(events []string) []string {
+	var out []string
+	for _, e := range events {
+		if rest, ok := strings.CutPrefix(e, "__keyspace@0__:"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
 }
