@@ -346,3 +346,71 @@ func keyspaceEvents(events []string) []string {
 	}
 	return out
 }
+
+// TestNotifyBlockedClientServed compares the events of blocking pops that
+// wait and are then served by another client's push: Redis 7.2 runs the
+// command again, as Cairn does (7.0 serves it apart, with the same
+// events).
+func TestNotifyBlockedClientServed(t *testing.T) {
+	d := newDiffRun(t)
+	rsub := notifySubscriber(t, d.redis.Addr())
+	csub := notifySubscriber(t, d.cairn.Addr())
+	d.same("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	cases := []struct{ block, push []string }{
+		{cmds("BLPOP l 5")[0], cmds("RPUSH l a b")[0]},
+		{cmds("BLMOVE src dst RIGHT LEFT 5")[0], cmds("LPUSH src x")[0]},
+		{cmds("BZPOPMAX z 5")[0], cmds("ZADD z 1 a")[0]},
+		{cmds("BLMPOP 5 1 m LEFT COUNT 3")[0], cmds("RPUSH m 1 2")[0]},
+	}
+	for _, tc := range cases {
+		for _, srv := range []struct {
+			conn *redistest.Conn
+			addr string
+		}{{d.redis, d.redis.Addr()}, {d.cairn, d.cairn.Addr()}} {
+			blocked := redistest.Dial(t, srv.addr)
+			done := make(chan error, 1)
+			go func() {
+				args := make([]any, len(tc.block))
+				for i, a := range tc.block {
+					args[i] = a
+				}
+				_, err := blocked.Do(args...)
+				done <- err
+			}()
+			waitBlocked(t, srv.conn)
+			args := make([]any, len(tc.push))
+			for i, a := range tc.push {
+				args[i] = a
+			}
+			if _, err := srv.conn.Do(args...); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("%q: %v", tc.block, err)
+			}
+		}
+		want := drainEvents(t, d.redis, rsub)
+		got := drainEvents(t, d.cairn, csub)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%q then %q: events\n  %s\nwant\n  %s", tc.block, tc.push,
+				strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+		d.same("FLUSHALL")
+	}
+}
+
+// waitBlocked waits until a client of conn's server is blocked.
+func waitBlocked(t *testing.T, conn *redistest.Conn) {
+	t.Helper()
+	for range 500 {
+		v, err := conn.Do("INFO", "clients")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := v.([]byte); ok && !strings.Contains(string(s), "blocked_clients:0") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no client blocked")
+}
