@@ -106,9 +106,12 @@ func New(o Options) *Server {
 	}
 	s.durable.s = s
 	s.initPubSub()
-	s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
-	s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
-	s.st.SetEventSink(s.publishEvents)
+	if s.st != nil {
+		// A server built only for its command table has no store.
+		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
+		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
+		s.st.SetEventSink(s.publishEvents)
+	}
 	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands()} {
 		for i := range group {
 			withArgs(&group[i])
