@@ -414,3 +414,4 @@ func waitBlocked(t *testing.T, conn *redistest.Conn) {
 	}
 	t.Fatal("no client blocked")
 }
+
