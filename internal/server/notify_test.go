@@ -414,4 +414,3 @@ func waitBlocked(t *testing.T, conn *redistest.Conn) {
 	}
 	t.Fatal("no client blocked")
 }
-
