@@ -88,12 +88,15 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 	if expire != 0 && expire <= tx.NowMs {
 		// A deadline already past: the key ends up absent, as Redis 7 does
 		// by deleting it instead of storing it. Redis creates it first:
-		// a new key is still reported.
+		// a new key is still reported (after an expired record's
+		// "expired", which the deletion reports).
+		if _, err := tx.deleteKey(db, key); err != nil {
+			return res, err
+		}
 		if !exists {
 			tx.Notify(notify.New, "new", db, key)
 		}
-		_, err := tx.deleteKey(db, key)
-		return res, err
+		return res, nil
 	}
 	return res, tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire, Value: value})
 }
