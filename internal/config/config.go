@@ -34,6 +34,7 @@ type Config struct {
 	pprofAddr, save                    atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
+	trackingMaxKeys                    atomic.Int64
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
@@ -293,6 +294,10 @@ func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }
 
 // LogFile returns the log file's path; "" means standard error.
 func (c *Config) LogFile() string { return *c.logFile.Load() }
+
+// TrackingTableMaxKeys returns the most keys CLIENT TRACKING remembers (0:
+// no limit).
+func (c *Config) TrackingTableMaxKeys() int64 { return c.trackingMaxKeys.Load() }
 
 // NotifyKeyspaceEvents returns the classes of keyspace events published.
 func (c *Config) NotifyKeyspaceEvents() notify.Class {

@@ -55,6 +55,7 @@ func TestGet(t *testing.T) {
 		{"set-max-listpack-value", "64"},
 		{"tcp-keepalive", "300"},
 		{"timeout", "0"},
+		{"tracking-table-max-keys", "1000000"},
 		{"zset-max-listpack-entries", "128"},
 		{"zset-max-ziplist-entries", "128"},
 		{"zset-max-listpack-value", "64"},

@@ -29,6 +29,9 @@ func FuzzLoad(f *testing.F) {
 		"port 1\x00junk\nport 2\n",
 		"\x00",
 		"cache-size 99999999999999999999\n",
+		"client-output-buffer-limit pubsub 32mb 8mb 60\nclient-output-buffer-limit \"replica 1k 2kb 3\"\n",
+		"client-output-buffer-limit normal 0 0 0 pubsub 1 2 99999999999\n",
+		"client-output-buffer-limit master 1 2 3\n",
 	} {
 		f.Add(seed)
 	}

@@ -312,6 +312,13 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.timeout },
 	},
 	{
+		// The most keys CLIENT TRACKING remembers; past it, random keys
+		// are invalidated and forgotten. 0 means no limit.
+		name: "tracking-table-max-keys", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 1000000},
+		num: func(c *Config) *atomic.Int64 { return &c.trackingMaxKeys },
+	},
+	{
 		name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt64, def: value{n: 128},
 		num: func(c *Config) *atomic.Int64 { return &c.zsetMaxEntries },

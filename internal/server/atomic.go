@@ -132,6 +132,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 			return false, err
 		}
 	}
+	if g.c.trk.Load() != nil {
+		s.trackRead(g.c, spec, args)
+	}
 	start := time.Now()
 	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db}
 	var mark store.CommandMark
@@ -218,7 +221,7 @@ func (g *group) commit() error {
 			return err
 		}
 		g.c.needSync = g.c.needSync || g.tx.SyncPending
-		g.s.keysModified(g.tx)
+		g.s.keysModified(g.tx, g.c)
 	}
 	g.tx.Close()
 	g.tx = nil

@@ -35,6 +35,8 @@ var commandArgs = map[string]string{
 	"client|list":       `[normal_master_replica_pubsub=TYPE (NORMAL | MASTER | REPLICA | PUBSUB){5.0.0}] [id=ID (client-id:integer...){6.2.0}]`,
 	"client|setinfo":    `attr=(LIB-NAME libname | LIB-VER libver)`,
 	"client|setname":    `connection-name`,
+	"client|caching":    `mode=(YES | NO)`,
+	"client|tracking":   `status=(ON | OFF) [REDIRECT client-id:integer] [PREFIX prefix]... [BCAST] [OPTIN] [OPTOUT] [NOLOOP]`,
 	"command|docs":      `[command-name]...`,
 	"command|info":      `[command-name]...`,
 	"command|list":      `[filterby=FILTERBY (MODULE module-name | ACLCAT category | PATTERN pattern:pattern)]`,

@@ -28,6 +28,10 @@ func connectionCommands() []cmdEntry {
 			withTips(def("client|info", 2, noscript|loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about the connection.", cmdClientInfo), tipOutput),
 			def("client|kill", -3, admin|noscript|loading|stale, noKeys, conn, "connection", "2.4.0", "Terminates open connections.", cmdClientKill),
 			def("client|setinfo", 4, noscript|loading|stale, noKeys, conn, "connection", "7.2.0", "Sets information specific to the client or connection.", cmdClientSetInfo),
+			def("client|tracking", -3, noscript|loading|stale, noKeys, conn, "connection", "6.0.0", "Controls server-assisted client-side caching for the connection.", cmdClientTracking),
+			def("client|caching", 3, noscript|loading|stale, noKeys, conn, "connection", "6.0.0", "Instructs the server whether to track the keys in the next request.", cmdClientCaching),
+			def("client|getredir", 2, noscript|loading|stale, noKeys, conn, "connection", "6.0.0", "Returns the client ID to which the connection's tracking notifications are redirected.", cmdClientGetRedir),
+			def("client|trackinginfo", 2, noscript|loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about server-assisted client-side caching for the connection.", cmdClientTrackingInfo),
 			def("client|help", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns helpful text about the different subcommands.", cmdClientHelp),
 		),
 	}
@@ -66,6 +70,7 @@ func cmdReset(x *ctx) {
 	c := x.cl
 	x.srv.endMulti(c)
 	x.srv.dropSubscriptions(c)
+	x.srv.disableTracking(c)
 	c.db.Store(0)
 	c.resp3.Store(false)
 	x.w.SetProtocol(2)
@@ -434,6 +439,10 @@ func cmdClientKill(x *ctx) {
 
 func cmdClientHelp(x *ctx) {
 	x.helpReply("CLIENT",
+		"CACHING (YES|NO)",
+		"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+		"GETREDIR",
+		"    Return the client ID we are redirecting to when tracking is enabled.",
 		"GETNAME",
 		"    Return the name of the current connection.",
 		"ID",
@@ -470,6 +479,11 @@ func cmdClientHelp(x *ctx) {
 		"    Set client meta attr. Options are:",
 		"    * LIB-NAME: the client lib name.",
 		"    * LIB-VER: the client lib version.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+		"         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
+		"TRACKINGINFO",
+		"    Report tracking status for the current connection.",
 	)
 }
 

@@ -408,6 +408,7 @@ func cmdFlushDB(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.afterCommit = x.srv.invalidateAll
 	x.ok()
 }
 
@@ -423,6 +424,7 @@ func cmdFlushAll(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.afterCommit = x.srv.invalidateAll
 	x.ok()
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -76,10 +75,13 @@ func pubsubCommands() []cmdEntry {
 		def("unsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Stops listening to messages posted to channels.", cmdUnsubscribe),
 		def("psubscribe", -2, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Listens for messages published to channels that match one or more patterns.", cmdPSubscribe),
 		def("punsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "2.0.0", "Stops listening to messages published to channels that match one or more patterns.", cmdPUnsubscribe),
-		def("publish", 3, command.PubSub|loading|stale|fast|command.MayReplicate, noKeys, psCat, "pubsub", "2.0.0", "Posts a message to a channel.", cmdPublish),
+		// Redis flags PUBLISH and SPUBLISH may_replicate but hides that
+		// flag from COMMAND INFO; Cairn, which does not replicate yet,
+		// leaves it off so that COMMAND INFO matches.
+		def("publish", 3, command.PubSub|loading|stale|fast, noKeys, psCat, "pubsub", "2.0.0", "Posts a message to a channel.", cmdPublish),
 		shardKeys(def("ssubscribe", -2, subFlags, noKeys, psCat, "pubsub", "7.0.0", "Listens for messages published to shard channels.", cmdSSubscribe), -1),
 		shardKeys(def("sunsubscribe", -1, subFlags, noKeys, psCat, "pubsub", "7.0.0", "Stops listening to messages posted to shard channels.", cmdSUnsubscribe), -1),
-		shardKeys(def("spublish", 3, command.PubSub|loading|stale|fast|command.MayReplicate, noKeys, psCat, "pubsub", "7.0.0", "Post a message to a shard channel", cmdSPublish), 0),
+		shardKeys(def("spublish", 3, command.PubSub|loading|stale|fast, noKeys, psCat, "pubsub", "7.0.0", "Post a message to a shard channel", cmdSPublish), 0),
 		container("pubsub", "pubsub", "2.8.0", "A container for Pub/Sub commands.", 0,
 			def("pubsub|channels", -2, command.PubSub|loading|stale, noKeys, psCat, "pubsub", "2.8.0", "Returns the active channels.", cmdPubsubChannels),
 			def("pubsub|numpat", 2, command.PubSub|loading|stale, noKeys, psCat, "pubsub", "2.8.0", "Returns a count of unique pattern subscriptions.", cmdPubsubNumPat),
@@ -172,12 +174,11 @@ func unsubscribeKind(x *ctx, k pubsub.Kind, patterns bool) {
 }
 
 func cmdSubscribe(x *ctx)    { subscribeKind(x, pubsub.Global) }
-func cmdSSubscribe(x *ctx)   { subscribeKind(x, pubsub.Shard) }
 func cmdUnsubscribe(x *ctx)  { unsubscribeKind(x, pubsub.Global, false) }
 func cmdSUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Shard, false) }
 func cmdPUnsubscribe(x *ctx) { unsubscribeKind(x, pubsub.Global, true) }
-func cmdPublish(x *ctx)      { x.w.Int(int64(x.publish(pubsub.Global))) }
-func cmdSPublish(x *ctx)     { x.w.Int(int64(x.publish(pubsub.Shard))) }
+func cmdPublish(x *ctx)      { replyPublish(x, pubsub.Global) }
+func cmdSPublish(x *ctx)     { replyPublish(x, pubsub.Shard) }
 func cmdPubsubNumPat(x *ctx) { _, p, _ := x.srv.ps.hub.Stats(); x.w.Int(int64(p)) }
 func cmdPubsubChannels(x *ctx) {
 	channelList(x, pubsub.Global)
@@ -186,12 +187,34 @@ func cmdPubsubShardChannels(x *ctx) { channelList(x, pubsub.Shard) }
 func cmdPubsubNumSub(x *ctx)        { numSub(x, pubsub.Global) }
 func cmdPubsubShardNumSub(x *ctx)   { numSub(x, pubsub.Shard) }
 
+func cmdSSubscribe(x *ctx) {
+	if x.deferred != nil {
+		// Redis runs a transaction's commands as a client that may not
+		// block, which SSUBSCRIBE refuses (SUBSCRIBE and PSUBSCRIBE make
+		// an exception for MULTI, for compatibility).
+		x.errorReply("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+		return
+	}
+	subscribeKind(x, pubsub.Shard)
+}
+
 func cmdPSubscribe(x *ctx) {
 	for _, p := range x.args[1:] {
 		_, n := x.srv.ps.hub.PSubscribe(x.cl, string(p))
 		x.replySubscription("psubscribe", p, n)
 	}
 	x.updatePubSubMode()
+}
+
+// replyPublish publishes and replies with the count. A RESP3 client that
+// receives its own message gets it before the reply, as from Redis, which
+// queues it first.
+func replyPublish(x *ctx, k pubsub.Kind) {
+	n := x.publish(k)
+	if x.deferred == nil && x.cl != nil {
+		x.cl.takePushes()
+	}
+	x.w.Int(int64(n))
 }
 
 // publish answers PUBLISH and SPUBLISH: the receivers are counted now, and
@@ -290,15 +313,4 @@ func cmdPubsubHelp(x *ctx) {
 		"SHARDNUMSUB [<shardchannel> ...]",
 		"    Return the number of subscribers for the specified shard level channel(s)",
 	)
-}
-
-// pubsubInfo is INFO stats' pub/sub fields.
-func (s *Server) pubsubInfo() [][2]string {
-	ch, pat, shard := s.ps.hub.Stats()
-	return [][2]string{
-		{"pubsub_channels", strconv.Itoa(ch)},
-		{"pubsub_patterns", strconv.Itoa(pat)},
-		{"pubsubshard_channels", strconv.Itoa(shard)},
-		{"client_output_buffer_limit_disconnections", strconv.FormatInt(s.ps.obufDisconnects.Load(), 10)},
-	}
 }

@@ -520,7 +520,8 @@ func (s *Server) infoSection(sec string) [][2]string {
 		}
 	case "stats":
 		st := s.st.Stats()
-		return append([][2]string{
+		channels, patterns, shard := s.ps.hub.Stats()
+		return [][2]string{
 			{"total_connections_received", itoa(s.stats.connections.Load())},
 			{"total_commands_processed", itoa(s.stats.commands.Load())},
 			{"rejected_connections", itoa(s.stats.rejected.Load())},
@@ -528,12 +529,18 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"expired_stale_index_entries", itoa(st.ExpiredStale.Load())},
 			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
 			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
+			{"pubsub_channels", strconv.Itoa(channels)},
+			{"pubsub_patterns", strconv.Itoa(patterns)},
+			{"pubsubshard_channels", strconv.Itoa(shard)},
 			// Not a Redis field: member lookups a member filter answered.
 			{"member_lookups_filtered", itoa(st.FilteredReads.Load())},
 			{"total_error_replies", itoa(s.stats.errors.total.Load())},
 			{"total_reads_processed", itoa(s.stats.reads.Load())},
 			{"total_writes_processed", itoa(s.stats.writes.Load())},
-		}, s.pubsubInfo()...)
+			// Redis 7.4's field: clients closed for their output buffer
+			// limit (client-output-buffer-limit).
+			{"client_output_buffer_limit_disconnections", itoa(s.ps.obufDisconnects.Load())},
+		}
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
 	case "cpu":

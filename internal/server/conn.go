@@ -83,6 +83,12 @@ type client struct {
 	// client's WATCHed keys.
 	multi *multiState
 	watch watchState
+	// trk is the client's CLIENT TRACKING mode (nil: off); trkBroken
+	// marks a redirection to a client that has gone; trkCaching is CLIENT
+	// CACHING's flag for the next command.
+	trk        atomic.Pointer[trackState]
+	trkBroken  atomic.Bool
+	trkCaching bool
 
 	// outMu orders what is written to the connection: the client's
 	// goroutine holds it while it runs commands and flushes their replies,
@@ -147,11 +153,20 @@ func (c *client) rearmIdleTimeout(t time.Duration) {
 	case c.blocked:
 		// A blocked client is not idle; Read arms its deadline again
 		// when the wait is over.
-	case t <= 0:
+	case t <= 0 || c.pubsubMode.Load():
 		_ = c.nc.SetReadDeadline(time.Time{})
 	default:
 		_ = c.nc.SetReadDeadline(time.UnixMilli(c.lastCmdAt.Load()).Add(t))
 	}
+}
+
+// idleTimeout is the timeout setting as it applies to this client: as in
+// Redis, a client with subscriptions is never idle.
+func (c *client) idleTimeout() time.Duration {
+	if c.pubsubMode.Load() {
+		return 0
+	}
+	return c.srv.cfg.Timeout()
 }
 
 // setBlocked marks the client as waiting in a blocking command, or done
@@ -184,6 +199,7 @@ func (c *client) serve() {
 	defer c.outMu.Unlock()
 	defer c.srv.forget(c)
 	defer c.srv.watches.unwatchAll(c)
+	defer c.srv.disableTracking(c)
 	defer c.nc.Close()
 	// Replies the durable writer holds go out before the connection closes
 	// (QUIT's +OK among them).
@@ -257,7 +273,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	}
 	// A CONFIG SET timeout between reading the setting and arming the
 	// deadline would leave the old one armed; the second look catches it.
-	for t := c.srv.cfg.Timeout(); ; {
+	for t := c.idleTimeout(); ; {
 		switch {
 		case t > 0:
 			_ = c.nc.SetReadDeadline(time.Now().Add(t))
@@ -266,7 +282,7 @@ func (f flushingReader) Read(p []byte) (int, error) {
 			_ = c.nc.SetReadDeadline(time.Time{})
 			c.idleDeadline = false
 		}
-		now := c.srv.cfg.Timeout()
+		now := c.idleTimeout()
 		if now == t {
 			break
 		}

@@ -185,6 +185,18 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		// theirs: it is not timed as this command's.
 		s.commitPipeline(c)
 	}
+	if c.trk.Load() != nil {
+		s.trackRead(c, spec, args)
+		if !strings.HasPrefix(spec.Name, "client|") {
+			// CLIENT CACHING applies to the next command (or
+			// transaction) only, as in Redis.
+			defer func() {
+				if c.multi == nil {
+					c.trkCaching = false
+				}
+			}()
+		}
+	}
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
 	failed, req := s.execute(c, spec, e, args, false)
@@ -278,7 +290,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 				x.internalError(err)
 			} else {
 				c.needSync = c.needSync || x.tx.SyncPending
-				s.keysModified(x.tx)
+				s.keysModified(x.tx, c)
 				if x.afterCommit != nil {
 					x.afterCommit()
 				}
@@ -378,7 +390,7 @@ func (s *Server) commitPipeline(c *client) {
 			return
 		}
 		c.needSync = c.needSync || tx.SyncPending
-		s.keysModified(tx)
+		s.keysModified(tx, c)
 	}
 	s.endPipeline(c)
 }
@@ -448,11 +460,7 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 			return failed, ran, false
 		}
 		if s.blocked.sleep(wt) {
-			// Pushes may go out while the client waits (see push.go).
-			c.outMu.Unlock()
-			woken := s.waitBlocked(c, wt, req.deadline)
-			c.outMu.Lock()
-			if !woken {
+			if !s.waitBlockedUnlocked(c, wt, req.deadline) {
 				return timedOut()
 			}
 		} else if !req.deadline.IsZero() && !time.Now().Before(req.deadline) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -205,6 +206,9 @@ func TestPubSubIntrospection(t *testing.T) {
 	if got := clientLines(t, textOf(t, 2, q.do("CLIENT", "LIST", "TYPE", "normal"))); len(got) != 1 {
 		t.Fatalf("CLIENT LIST TYPE normal lists %d clients", len(got))
 	}
+	q.run([]wireStep{wstep(":2\r\n", "CLIENT", "KILL", "TYPE", "pubsub")})
+	a.expectClosed()
+	b.expectClosed()
 }
 
 func TestPubSubResetAndCloseDropSubscriptions(t *testing.T) {
@@ -281,6 +285,12 @@ func TestPubSubMatchesRedis(t *testing.T) {
 				p("PUBLISH", "c1"), p("SPUBLISH", "x", "y", "z"), p("SUBSCRIBE"), p("PSUBSCRIBE"), p("SSUBSCRIBE"),
 				s(2, "UNSUBSCRIBE", "c2", "zz"), s(1, "PUNSUBSCRIBE", "c[0-9]"), s(1, "UNSUBSCRIBE"),
 				s(1, "GET", "k"), s(1, "SUNSUBSCRIBE"), s(1, "GET", "k"), s(1, "PING"),
+			}
+			if proto == 3 {
+				// A subscriber publishing to itself gets the message,
+				// then the count.
+				steps = append(steps, s(1, "SUBSCRIBE", "me"), s(2, "PUBLISH", "me", "self"),
+					s(1, "SSUBSCRIBE", "sme"), s(2, "SPUBLISH", "sme", "self"))
 			}
 			for i, st := range steps {
 				rc, cc := rs, cs
@@ -574,4 +584,128 @@ func TestPublishInAGroupWaitsForItsCommit(t *testing.T) {
 	}
 	deferred[0]()
 	sub.expect(wirePush(2, -1, "message", "ch", "msg"))
+
+	// SSUBSCRIBE refuses to run in a group, as in Redis.
+	out.Reset()
+	x = &ctx{srv: ts.srv, w: resp.NewWriter(&out), args: [][]byte{[]byte("SSUBSCRIBE"), []byte("s")}, deferred: &deferred}
+	cmdSSubscribe(x)
+	_ = x.w.Flush()
+	if want := "-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client\r\n"; out.String() != want {
+		t.Fatalf("SSUBSCRIBE in a group = %q, want %q", out.String(), want)
+	}
+}
+
+// TestPubSubCommandInfoMatchesRedis compares the commands' specs (arity,
+// flags, key positions and specs, ACL categories, subcommands) with
+// redis-server's COMMAND INFO.
+func TestPubSubCommandInfoMatchesRedis(t *testing.T) {
+	rc := redistest.Start(t)
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	for _, name := range []string{"subscribe", "unsubscribe", "psubscribe", "punsubscribe", "publish",
+		"ssubscribe", "sunsubscribe", "spublish", "pubsub"} {
+		// Redis lists subcommands in its dictionary's order: compare them
+		// sorted.
+		sortSubs := func(v any) string {
+			info := v.([]any)[0].([]any)
+			subs := info[len(info)-1].([]any)
+			names := make([]string, len(subs))
+			for i, s := range subs {
+				names[i] = fmt.Sprint(s)
+			}
+			slices.Sort(names)
+			return fmt.Sprint(info[:len(info)-1], names)
+		}
+		want := sortSubs(canonReply(rc.Do("COMMAND", "INFO", name)))
+		got := sortSubs(canonReply(c.Do(ctx, "COMMAND", "INFO", name).Result()))
+		if got != want {
+			t.Errorf("COMMAND INFO %s\n  Cairn: %v\n  Redis: %v", name, got, want)
+		}
+	}
+}
+
+// TestPubSubSubscribersAreNeverIdle: the timeout setting closes idle
+// clients, but not those with subscriptions, as in Redis.
+func TestPubSubSubscribersAreNeverIdle(t *testing.T) {
+	ts := startServer(t, "timeout", "1")
+	sub := ts.wire(t)
+	sub.sendOnly("SUBSCRIBE", "ch")
+	sub.expect(wirePush(2, 1, "subscribe", "ch"))
+	idle := ts.wire(t)
+	idle.run([]wireStep{wstep("+PONG\r\n", "PING")})
+	time.Sleep(2500 * time.Millisecond)
+	idle.expectClosed()
+	pub := ts.wire(t)
+	pub.run([]wireStep{wstep(":1\r\n", "PUBLISH", "ch", "still here")})
+	sub.expect(wirePush(2, -1, "message", "ch", "still here"))
+}
+
+// TestPubSubConcurrentChurn has subscribers in both protocols subscribe,
+// unsubscribe, run commands and hang up while publishers publish, to give
+// the race detector every interleaving of pushes, replies and departures
+// it can find. Every reply must parse; the server must stop cleanly.
+func TestPubSubConcurrentChurn(t *testing.T) {
+	ts := startServer(t, "appendfsync", "always")
+	ctx := context.Background()
+	const rounds = 40
+	done := make(chan error, 8)
+	for i := range 4 {
+		go func() {
+			var err error
+			defer func() { done <- err }()
+			for r := range rounds {
+				c := redis.NewClient(&redis.Options{Addr: ts.addr, Protocol: 2 + i%2, PoolSize: 1})
+				ps := c.Subscribe(ctx, "churn", "c"+strconv.Itoa(i))
+				if _, err = ps.Receive(ctx); err != nil {
+					return
+				}
+				if err = ps.PSubscribe(ctx, "ch*"); err != nil {
+					return
+				}
+				if i%2 == 1 {
+					// RESP3: ordinary commands between the messages.
+					if err = c.Set(ctx, "k"+strconv.Itoa(i), r, 0).Err(); err != nil {
+						return
+					}
+				}
+				if r%2 == 0 {
+					_ = ps.Unsubscribe(ctx)
+				}
+				_ = ps.Close()
+				_ = c.Close()
+			}
+		}()
+	}
+	for range 2 {
+		go func() {
+			var err error
+			defer func() { done <- err }()
+			c := redis.NewClient(&redis.Options{Addr: ts.addr, PoolSize: 1})
+			defer c.Close()
+			for r := range rounds * 20 {
+				if err = c.Publish(ctx, "churn", strconv.Itoa(r)).Err(); err != nil {
+					return
+				}
+				if err = c.SPublish(ctx, "churn", "s").Err(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for range 6 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := ts.wire(t)
+	for i := 0; ; i++ {
+		if q.do("PUBSUB", "NUMPAT") == ":0\r\n" {
+			break
+		}
+		if i == 500 {
+			t.Fatal("subscriptions of closed clients remain")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

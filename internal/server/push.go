@@ -152,7 +152,9 @@ func (c *client) drainPushes() {
 		o.inflight = len(buf)
 		o.mu.Unlock()
 		// Replies the durable writer still holds were written before these
-		// pushes were taken: they go first.
+		// pushes were taken: they go first. (waitQueued is otherwise the
+		// connection goroutine's, which cannot be queueing or waiting
+		// while this goroutine holds outMu.)
 		c.waitQueued()
 		_, err := c.nc.Write(buf)
 		c.outMu.Unlock()
@@ -192,6 +194,14 @@ func (c *client) takePushes() {
 	}
 	o.size.Store(int64(o.inflight))
 	o.mu.Unlock()
+}
+
+// waitBlockedUnlocked is waitBlocked with outMu let go, so that pushes
+// reach a client while it waits in a blocking command.
+func (s *Server) waitBlockedUnlocked(c *client, w *waiter, deadline time.Time) bool {
+	c.outMu.Unlock()
+	defer c.outMu.Lock()
+	return s.waitBlocked(c, w, deadline)
 }
 
 // closePushes drops the client's queued pushes and refuses later ones.

@@ -43,6 +43,8 @@ type Server struct {
 	blocked blockers
 	// watches are the keys clients WATCH.
 	watches watches
+	// tracking is the CLIENT TRACKING table.
+	tracking tracker
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
@@ -107,10 +109,15 @@ func New(o Options) *Server {
 	s.durable.s = s
 	s.initPubSub()
 	if s.st != nil {
-		// A server built only for its command table has no store.
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
-		s.st.SetEventSink(s.publishEvents)
+		s.st.SetEventSink(func(tx *store.Tx) {
+			// Keys reclaimed for their deadline: WATCH learns of them by the
+			// deadline itself (see watchedKey), blocked clients wait for
+			// values, not for absences.
+			s.invalidateCommitted(tx, nil)
+			s.publishEvents(tx)
+		})
 	}
 	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands()} {
 		for i := range group {

@@ -136,12 +136,14 @@ func (w *watches) touchFlushed(tx *store.Tx, db, other int) error {
 }
 
 // keysModified is the one place a commit reports the keys it changed:
-// blocked clients are woken, WATCH's watchers marked dirty and the keyspace
-// events published. It runs while the committing transaction still holds
+// blocked clients are woken, WATCH's watchers marked dirty, the clients
+// that cached them told (CLIENT TRACKING) and the keyspace events published. It runs while the committing transaction still holds
 // its locks, so an EXEC that holds the locks of its watched keys has seen
 // every earlier change, and a key's events go out in commit order.
-func (s *Server) keysModified(tx *store.Tx) {
+// by is the client whose command committed, nil for the server's own work.
+func (s *Server) keysModified(tx *store.Tx, by *client) {
 	tx.EachTouched(s.keyModified)
+	s.invalidateCommitted(tx, by)
 	s.publishEvents(tx)
 }
 

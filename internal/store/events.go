@@ -26,7 +26,9 @@ func (s *Store) SetNotify(c notify.Class) { s.notify.Store(uint32(c)) }
 
 // SetEventSink sets what the store calls with a Tx of its own background
 // work (reclaiming expired keys) once it has committed, so its events can
-// be published.
+// be published and its keys' cached copies invalidated. The keys it
+// reports touched were reclaimed for their deadline: a WATCH of one sees
+// it expire by its deadline, not by this.
 func (s *Store) SetEventSink(fn func(tx *Tx)) { s.eventSink.Store(&fn) }
 
 // Notify records event name of class for key in logical db, to be
@@ -70,7 +72,7 @@ func (s *Store) logicalDB(pdb uint16) int {
 
 // sinkEvents hands a committed background Tx to the event sink.
 func (s *Store) sinkEvents(tx *Tx) {
-	if len(tx.events) == 0 {
+	if len(tx.events) == 0 && len(tx.touched) == 0 {
 		return
 	}
 	if fn := s.eventSink.Load(); fn != nil {

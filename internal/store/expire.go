@@ -132,7 +132,9 @@ func (s *Store) reap(due []dueEntry) (int, error) {
 				if _, err := tx.deletePhys(d.metaKey.DB, d.metaKey.Key, -1); err != nil {
 					return 0, err
 				}
-				tx.Notify(notify.Expired, "expired", s.logicalDB(d.metaKey.DB), d.metaKey.Key)
+				db := s.logicalDB(d.metaKey.DB)
+				tx.touch(db, d.metaKey.Key)
+				tx.Notify(notify.Expired, "expired", db, d.metaKey.Key)
 				n++
 				continue
 			}
