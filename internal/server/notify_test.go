@@ -33,14 +33,16 @@ var notifyCases = []struct {
 		"MSET a 1 b 2 a 3", "MSETNX a 1 c 3", "MSETNX c 3 d 4", "APPEND a x", "APPEND z x",
 		"APPEND z ''", "INCR n", "INCRBY n 5", "DECR n", "DECRBY n 2", "INCR z",
 		"INCRBY n 9223372036854775807", "INCRBYFLOAT f 1.5", "INCRBYFLOAT f abc",
-		"SETRANGE s 5 x", "SETRANGE s2 0 ''", "SETRANGE s 0 ''", "SETRANGE s 1 yy")},
+		"SETRANGE s 5 x", "SETRANGE s2 0 ''", "SETRANGE s 0 ''", "SETRANGE s 1 yy",
+		"SETRANGE s 536870912 x", "LPUSH l x", "APPEND l x", "INCR l", "SETRANGE l 0 x")},
 	{"string reads", cmds(
 		"GET nope", "SET a 1", "GET a", "MGET a nope a nope2", "STRLEN nope", "STRLEN a",
 		"GETRANGE nope 0 1", "GETRANGE a x 1", "LCS a nope", "LPUSH l x", "GET l", "MGET l")},
 	{"del-exists-type-ttl", cmds(
 		"MSET a 1 b 2", "DEL a nope b a", "SET a 1", "UNLINK a a", "SET a 1",
 		"EXISTS a nope a nope", "TOUCH a nope", "TYPE nope", "TYPE a", "TTL nope", "PTTL a",
-		"EXPIRETIME nope", "PEXPIRETIME a")},
+		"EXPIRETIME nope", "PEXPIRETIME a", "OBJECT ENCODING nope", "OBJECT IDLETIME nope",
+		"OBJECT REFCOUNT nope", "RANDOMKEY", "DBSIZE", "KEYS *", "SCAN 0 MATCH nope")},
 	{"rename", cmds(
 		"SET a 1", "RENAME a b", "RENAME b b", "RENAME nope x", "SET c 3", "RENAME b c",
 		"RENAMENX c c", "SET d 4", "RENAMENX c d", "RENAMENX c e", "SADD s x", "RENAME s e",
@@ -88,7 +90,8 @@ var notifyCases = []struct {
 	{"set stores", cmds(
 		"SADD a 1 2 3", "SADD b 2 3 4", "SINTERSTORE d a b", "SUNIONSTORE d a b",
 		"SDIFFSTORE d a b", "SINTERSTORE d a nope", "SINTERSTORE d a nope", "SDIFFSTORE e a a",
-		"SUNIONSTORE e nope nope2", "SUNIONSTORE a a b", "SINTERSTORE b b")},
+		"SUNIONSTORE e nope nope2", "SUNIONSTORE a a b", "SINTERSTORE b b", "SDIFFSTORE b b b",
+		"SET str x", "SINTERSTORE str a", "SINTERSTORE d a str", "SUNIONSTORE str2 nope")},
 	{"set reads", cmds(
 		"SISMEMBER nope x", "SMISMEMBER nope x y", "SMEMBERS nope", "SCARD nope",
 		"SRANDMEMBER nope", "SRANDMEMBER nope 2", "SRANDMEMBER nope x", "SINTER nope nope2",
@@ -122,7 +125,8 @@ var notifyCases = []struct {
 		"ZADD a 1 x 2 y", "ZADD b 3 y 4 z", "ZUNIONSTORE d 2 a b", "ZINTERSTORE d 2 a b",
 		"ZDIFFSTORE d 2 a b", "ZINTERSTORE d 2 a nope", "ZINTERSTORE d 2 a nope",
 		"ZDIFFSTORE e 1 nope", "ZRANGESTORE r a 0 -1", "ZRANGESTORE r a 5 9",
-		"ZRANGESTORE r nope 0 -1", "ZUNIONSTORE d 2 a b WEIGHTS 1", "ZUNIONSTORE d 1 nope")},
+		"ZRANGESTORE r nope 0 -1", "ZUNIONSTORE d 2 a b WEIGHTS 1", "ZUNIONSTORE d 1 nope",
+		"SET str x", "ZUNIONSTORE str 1 a", "ZRANGESTORE str a 0 0", "ZINTERSTORE a 2 a a")},
 	{"zset reads", cmds(
 		"ZCARD nope", "ZSCORE nope a", "ZMSCORE nope a b", "ZCOUNT nope 0 1", "ZCOUNT nope x 1",
 		"ZLEXCOUNT nope - +", "ZRANK nope a", "ZREVRANK nope a", "ZRANGE nope 0 -1",
@@ -132,7 +136,8 @@ var notifyCases = []struct {
 		"ZUNION 2 nope nope2 BADOPT", "ZSCAN nope 0", "ZADD z 1 a", "ZCARD z", "ZSCORE z b")},
 	{"multi", cmds(
 		"MULTI", "SET a 1", "LPUSH l x", "GET nope", "INCR a", "LPOP l", "EXEC",
-		"MULTI", "SET b 1", "DISCARD")},
+		"MULTI", "SET b 1", "DISCARD", "MULTI", "GET nope", "SCARD nope2", "EXEC",
+		"MULTI", "SET c 1", "INCR nope", "LPUSH c x", "EXEC")},
 }
 
 // cmds splits each command at spaces; two single quotes stand for an
