@@ -234,6 +234,9 @@ func (g *group) commit() error {
 		}
 		g.c.needSync = g.c.needSync || g.tx.SyncPending
 		g.s.keysModified(g.tx, g.c)
+	} else if g.tx.HasEvents() {
+		// A read-only script's "keymiss" events: nothing to commit.
+		g.s.publishEvents(g.tx)
 	}
 	g.tx.Close()
 	g.tx = nil

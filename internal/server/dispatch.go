@@ -314,6 +314,12 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		w.Release()
 	}
 	if x.tx != nil {
+		// A command that wrote nothing may have recorded "keymiss"
+		// events: with no commit to wait for they go out now, as Redis
+		// publishes them while the command runs, error reply or not.
+		if x.tx.HasEvents() {
+			s.publishEvents(x.tx)
+		}
 		x.tx.Close()
 		x.tx = nil
 	}

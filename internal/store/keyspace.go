@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 )
 
 // Exists reports whether key is live in db.
@@ -195,6 +196,15 @@ func (tx *Tx) ownedMeta(db int, key []byte) (encoding.Meta, bool, error) {
 // (dstDB, dst), replacing whatever dst held. A collection's sub-keys are
 // copied under a new version: O(size), as in Redis.
 func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []byte) error {
+	// Redis deletes a live destination and adds the copy as a new key:
+	// putMeta reports "new" only for an absent one.
+	if tx.Notifies(notify.New) {
+		if _, live, err := tx.meta(dstDB, dst); err != nil {
+			return err
+		} else if live {
+			tx.Notify(notify.New, "new", dstDB, dst)
+		}
+	}
 	if !m.Type.IsCollection() {
 		return tx.putMeta(dstDB, dst, &m)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -284,6 +285,12 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 	if err := tx.save(s); err != nil {
 		return false, err
 	}
+	// Redis reports the source's events before it creates the
+	// destination ("new" comes from putMeta).
+	tx.Notify(notify.Set, "srem", db, src)
+	if s.Meta.Size == 0 {
+		tx.Notify(notify.Generic, "del", db, src)
+	}
 	if err := tx.create(d); err != nil {
 		return false, err
 	}
@@ -305,7 +312,13 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 		d.Meta.Size++
 	}
 	// Redis signals dst as modified even when member was already there.
-	return true, tx.save(d)
+	if err := tx.save(d); err != nil {
+		return false, err
+	}
+	if !found {
+		tx.Notify(notify.Set, "sadd", db, dst)
+	}
+	return true, nil
 }
 
 // --- Intersection, union, difference -------------------------------------

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -86,9 +87,16 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 	res.Written = true
 	if expire != 0 && expire <= tx.NowMs {
 		// A deadline already past: the key ends up absent, as Redis 7 does
-		// by deleting it instead of storing it.
-		_, err := tx.deleteKey(db, key)
-		return res, err
+		// by deleting it instead of storing it. Redis creates it first:
+		// a new key is still reported (after an expired record's
+		// "expired", which the deletion reports).
+		if _, err := tx.deleteKey(db, key); err != nil {
+			return res, err
+		}
+		if !exists {
+			tx.Notify(notify.New, "new", db, key)
+		}
+		return res, nil
 	}
 	return res, tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire, Value: value})
 }
@@ -111,6 +119,9 @@ func (tx *Tx) MSet(db int, pairs [][]byte, nx bool) (bool, error) {
 		if err := tx.putMeta(db, pairs[i], &encoding.Meta{Type: encoding.TypeString, Value: pairs[i+1]}); err != nil {
 			return false, err
 		}
+		// Each key's "set" follows its "new", as Redis sets them one by
+		// one.
+		tx.Notify(notify.String, "set", db, pairs[i])
 	}
 	return true, nil
 }

@@ -791,6 +791,11 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 	if live && db >= 0 {
 		tx.touch(db, key)
 	}
+	if !live && db >= 0 {
+		// A command reclaims an expired key (DEL of one, say): Redis
+		// expires it on the lookup, and the reaper will not see it now.
+		tx.Notify(notify.Expired, "expired", db, key)
+	}
 	return live, nil
 }
 
