@@ -8,6 +8,15 @@ on failure prints a line starting with FAIL and exits non-zero.
 import os
 import signal
 import sys
+import traceback
+
+
+def _uncaught(kind, value, tb):
+    traceback.print_exception(kind, value, tb)
+    print("FAIL: %s: %s: %s" % (os.path.basename(sys.argv[0]), kind.__name__, value), file=sys.stderr, flush=True)
+
+
+sys.excepthook = _uncaught
 
 
 def address():
