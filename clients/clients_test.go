@@ -188,14 +188,12 @@ func runFlow(t *testing.T, tg *target, f flow, skipped *string) {
 	case "python":
 		var err error
 		if bin, err = python(f.deps); err != nil {
-			*skipped = "skipped: " + err.Error()
-			missingRuntime(t, err)
+			missingRuntime(t, err, skipped)
 		}
 	case "node":
 		var err error
 		if bin, err = node(f.deps); err != nil {
-			*skipped = "skipped: " + err.Error()
-			missingRuntime(t, err)
+			missingRuntime(t, err, skipped)
 		}
 	}
 
@@ -314,11 +312,12 @@ func checkDeclaredNeeds(t *testing.T, tg *target, f flow) {
 
 // missingRuntime skips the flow, or fails it under CI, where .ci/run
 // installs every runtime.
-func missingRuntime(t *testing.T, err error) {
+func missingRuntime(t *testing.T, err error, skipped *string) {
 	t.Helper()
 	if os.Getenv("CI") != "" && os.Getenv("CI") != "false" {
 		t.Fatalf("%v (CI must have it: .ci/run installs it)", err)
 	}
+	*skipped = "skipped: " + err.Error()
 	t.Skipf("%v; skipping (.ci/run installs it)", err)
 }
 
