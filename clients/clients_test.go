@@ -39,11 +39,12 @@ type flow struct {
 	// server refuses them (rueidis asks CLUSTER SLOTS to learn whether it
 	// talks to a cluster); a flow needs not declare them.
 	probes []string
-	// lang is "python", "node" or "go".
+	// lang is "python", "node", "ruby" or "go".
 	lang string
-	// script is the file under python/ or node/ (lang python or node).
+	// script is the file under python/, node/ or ruby/.
 	script string
-	// deps are the Python modules or npm packages the script imports.
+	// deps are the Python modules, npm packages or Ruby libraries the
+	// script imports.
 	deps []string
 	// limit bounds the flow's run; a script bounds itself a little sooner.
 	limit time.Duration
@@ -66,6 +67,7 @@ var flows = []flow{
 	{name: "node_pubsub", lang: "node", script: "node_pubsub.mjs", deps: []string{"redis"}, needs: []string{"pubsub"}},
 	{name: "node_csc", lang: "node", script: "node_csc.mjs", deps: []string{"redis"}, needs: []string{"tracking"}},
 	{name: "bullmq", lang: "node", script: "bullmq.mjs", deps: []string{"bullmq"}, needs: []string{"scripting", "streams"}, limit: 70 * time.Second},
+	{name: "sidekiq_worker", lang: "ruby", script: "sidekiq_worker.rb", deps: []string{"sidekiq"}, needs: []string{"multi", "scripting"}, limit: 100 * time.Second},
 	{name: "go_txpipelined", lang: "go", run: goTxPipelined, needs: []string{"multi"}},
 	{name: "go_watch", lang: "go", run: goWatch, needs: []string{"multi"}},
 	{name: "go_pubsub", lang: "go", run: goPubSub, needs: []string{"pubsub"}},
@@ -193,6 +195,11 @@ func runFlow(t *testing.T, tg *target, f flow, skipped *string) {
 	case "node":
 		var err error
 		if bin, err = node(f.deps); err != nil {
+			missingRuntime(t, err, skipped)
+		}
+	case "ruby":
+		var err error
+		if bin, err = ruby(f.deps); err != nil {
 			missingRuntime(t, err, skipped)
 		}
 	}
@@ -365,6 +372,27 @@ func node(deps []string) (string, error) {
 	for _, d := range deps {
 		if _, err := os.Stat(filepath.Join("node", "node_modules", d, "package.json")); err != nil {
 			return "", fmt.Errorf("npm package %s is not installed (run `npm ci` in clients/node)", d)
+		}
+	}
+	return bin, nil
+}
+
+// ruby finds ruby and checks that it loads deps (Debian's ruby-sidekiq
+// brings both, and the sidekiq command the flow starts).
+func ruby(deps []string) (string, error) {
+	bin, err := exec.LookPath("ruby")
+	if err != nil {
+		return "", errors.New("ruby is not installed (apt-get install ruby-sidekiq)")
+	}
+	for _, d := range deps {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := exec.CommandContext(ctx, bin, "-e", "require '"+d+"'").Run()
+		cancel()
+		if err != nil {
+			return "", fmt.Errorf("ruby cannot load %s (apt-get install ruby-%s)", d, d)
+		}
+		if _, err := exec.LookPath(d); d == "sidekiq" && err != nil {
+			return "", errors.New("the sidekiq command is not on PATH (apt-get install ruby-sidekiq)")
 		}
 	}
 	return bin, nil

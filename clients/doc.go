@@ -1,7 +1,7 @@
 // Package clients holds no code of the server: its tests drive Cairn with
 // real client libraries and job queues, the way applications use them —
-// redis-py, RQ and Celery (python/), node-redis and BullMQ (node/), go-redis
-// and rueidis (in the tests themselves).
+// redis-py, RQ and Celery (python/), Sidekiq (ruby/), node-redis, ioredis
+// and BullMQ (node/), go-redis and rueidis (in the tests themselves).
 //
 // The tests start a Cairn in-process on a loopback listener, or a real
 // redis-server when CAIRN_CLIENTS_TARGET=redis, which proves the flows
