@@ -73,7 +73,7 @@ var flows = []flow{
 	{name: "go_pubsub", lang: "go", run: goPubSub, needs: []string{"pubsub"}},
 	{name: "go_script", lang: "go", run: goScript, needs: []string{"scripting"}},
 	{name: "rueidis_nocache", lang: "go", run: rueidisNoCache, probes: []string{"cluster|slots"}},
-	{name: "rueidis_cache", lang: "go", run: rueidisCache, needs: []string{"tracking", "multi"}, probes: []string{"cluster|slots"}},
+	{name: "rueidis_cache", lang: "go", run: rueidisCache, needs: []string{"tracking", "multi", "client|caching"}, probes: []string{"cluster|slots"}},
 }
 
 // feature is a group of commands that lands in Cairn at once.
