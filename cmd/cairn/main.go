@@ -27,6 +27,8 @@ import (
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/fdlimit"
+	"github.com/cairndb/cairn/internal/logthrottle"
 	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/store"
@@ -72,10 +74,16 @@ func run(args []string, monitorErr error) error {
 		defer lf.Close()
 		logOut = lf
 	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}))
+	// A fault that fails every command (a full disk) must not turn the log
+	// into a flood: repeats of a line are counted and summarised.
+	log := slog.New(logthrottle.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}), logthrottle.DefaultWindow))
 	slog.SetDefault(log)
 	if monitorErr != nil {
 		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
+	}
+
+	if err := fitClients(cfg, log); err != nil {
+		return err
 	}
 
 	if pf := cfg.PidFile(); pf != "" {
@@ -192,6 +200,34 @@ func closeStorage(log *slog.Logger, st *store.Store, eng engine.Engine) error {
 	return nil
 }
 
+// fitClients lowers maxclients to what the open-file limit allows, after
+// raising the limit if it can (Redis's adjustOpenFilesLimit), and refuses a
+// CONFIG SET of maxclients beyond it, so that accept never runs the process
+// out of descriptors.
+func fitClients(cfg *config.Config, log *slog.Logger) error {
+	want := cfg.MaxClients()
+	fit, err := fdlimit.Fit(want, log)
+	if err != nil {
+		return err
+	}
+	if fit < want {
+		if err := cfg.Set([][2]string{{"maxclients", strconv.Itoa(fit)}}); err != nil {
+			return fmt.Errorf("lower maxclients: %w", err)
+		}
+	}
+	cfg.Check("maxclients", func(v string) string {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return ""
+		}
+		if fit, err := fdlimit.Fit(n, log); err != nil || fit < n {
+			return fmt.Sprintf("The operating system is not able to handle the specified number of clients, try with %d", fit)
+		}
+		return ""
+	})
+	return nil
+}
+
 func slogLevel(v string) slog.Level {
 	switch v {
 	case "debug":
@@ -207,19 +243,28 @@ func slogLevel(v string) slog.Level {
 }
 
 // servePprof serves Go's profiles (net/http/pprof) on addr, for the
-// benchmark harness and for diagnosing a live server.
+// benchmark harness and for diagnosing a live server. The endpoint has no
+// authentication: it belongs on loopback.
 func servePprof(addr string, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("pprof-addr: %w", err)
 	}
+	log.Info("serving pprof", "addr", ln.Addr().String())
+	go func() { _ = http.Serve(ln, pprofMux()) }()
+	return nil
+}
+
+// pprofMux routes the profiles. The command line page is refused: it would
+// show --requirepass to anyone who can reach the endpoint.
+func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "the command line is not served: it may hold secrets", http.StatusForbidden)
+	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	log.Info("serving pprof", "addr", ln.Addr().String())
-	go func() { _ = http.Serve(ln, mux) }()
-	return nil
+	return mux
 }

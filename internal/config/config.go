@@ -26,6 +26,7 @@ type Config struct {
 
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
+	checks  map[*setting]func(string) string
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
@@ -35,7 +36,9 @@ type Config struct {
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
+	busyReplyThreshold                 atomic.Int64 // ms
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	queryBufLimit                      atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
@@ -49,7 +52,7 @@ type Config struct {
 
 // Default returns a configuration holding every setting's default.
 func Default() *Config {
-	c := &Config{hooks: make(map[*setting][]func(string))}
+	c := &Config{hooks: make(map[*setting][]func(string)), checks: make(map[*setting]func(string) string)}
 	for _, s := range settings {
 		s.store(c, s.def)
 	}
@@ -196,6 +199,11 @@ func (c *Config) Set(pairs [][2]string) error {
 		if reason != "" {
 			return setFailed(s.name, reason)
 		}
+		if check := c.check(s); check != nil {
+			if reason := check(s.format(v)); reason != "" {
+				return setFailed(s.name, reason)
+			}
+		}
 		values[i] = v
 	}
 
@@ -235,6 +243,30 @@ func (c *Config) callbacks(s *setting) []func(string) {
 	c.hooksMu.Lock()
 	defer c.hooksMu.Unlock()
 	return c.hooks[s]
+}
+
+func (c *Config) check(s *setting) func(string) string {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	return c.checks[s]
+}
+
+// Check registers fn to vet a CONFIG SET of the named setting after its
+// value parsed: a non-empty reason refuses the whole CONFIG SET with Redis's
+// "CONFIG SET failed" error carrying it. It is for limits only the running
+// process knows (maxclients against the open-file limit). fn gets the value
+// as CONFIG GET would show it and runs with the CONFIG SET's writers held
+// off; it must not call Set. A later Check replaces an earlier one.
+//
+// Check panics if the setting does not exist or cannot change at run time.
+func (c *Config) Check(name string, fn func(value string) (reason string)) {
+	s := lookup(name)
+	if s == nil || !s.mutable {
+		panic("config: Check of unknown or immutable setting " + name)
+	}
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.checks[s] = fn
 }
 
 // OnChange registers fn to run after a CONFIG SET changes the named setting,
@@ -289,11 +321,21 @@ func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()
 // ProtoMaxBulkLen returns the longest bulk string a client may send.
 func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
 
+// ClientQueryBufferLimit returns the most memory a client's incomplete
+// request may hold (client-query-buffer-limit).
+func (c *Config) ClientQueryBufferLimit() int64 { return c.queryBufLimit.Load() }
+
 // LogLevel returns "debug", "verbose", "notice", "warning" or "nothing".
 func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }
 
 // LogFile returns the log file's path; "" means standard error.
 func (c *Config) LogFile() string { return *c.logFile.Load() }
+
+// BusyReplyThreshold returns how long a script runs before other clients
+// are answered BUSY.
+func (c *Config) BusyReplyThreshold() time.Duration {
+	return time.Duration(c.busyReplyThreshold.Load()) * time.Millisecond
+}
 
 // TrackingTableMaxKeys returns the most keys CLIENT TRACKING remembers (0:
 // no limit).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,8 +27,11 @@ func TestGet(t *testing.T) {
 		{"appendfsync", "everysec"},
 		{"appendonly", "yes"},
 		{"bind", "127.0.0.1"},
+		{"busy-reply-threshold", "5000"},
+		{"lua-time-limit", "5000"},
 		{"cache-size", "1073741824"},
 		{"client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
+		{"client-query-buffer-limit", "1073741824"},
 		{"databases", "16"},
 		{"dir", absDir},
 		{"hash-max-listpack-entries", "512"},
@@ -433,4 +437,48 @@ func ExampleConfig_Set() {
 	// <nil>
 	// ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: everysec, always, no
 	// [[appendfsync always] [timeout 60]]
+}
+
+func TestCheckVetsSet(t *testing.T) {
+	c := Default()
+	var seen []string
+	c.Check("maxclients", func(v string) string {
+		seen = append(seen, v)
+		if v == "5000" {
+			return "The operating system is not able to handle the specified number of clients, try with 968"
+		}
+		return ""
+	})
+	err := c.Set([][2]string{{"hz", "20"}, {"maxclients", "5000"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with 968"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Set = %v, want %q", err, want)
+	}
+	if c.MaxClients() != 10000 || c.Hz() != 10 {
+		t.Fatalf("a refused CONFIG SET changed maxclients to %d, hz to %d", c.MaxClients(), c.Hz())
+	}
+	if err := c.Set([][2]string{{"maxclients", "0x"}}); err == nil {
+		t.Fatal("a value that does not parse was accepted")
+	}
+	if err := c.Set([][2]string{{"MAXCLIENTS", "900"}}); err != nil || c.MaxClients() != 900 {
+		t.Fatalf("Set 900 = %v, maxclients %d", err, c.MaxClients())
+	}
+	if !slices.Equal(seen, []string{"5000", "900"}) {
+		t.Fatalf("the check saw %q, want the parsed values only", seen)
+	}
+}
+
+func TestClientQueryBufferLimit(t *testing.T) {
+	c := Default()
+	if c.ClientQueryBufferLimit() != 1<<30 {
+		t.Fatalf("default %d, want 1gb", c.ClientQueryBufferLimit())
+	}
+	if err := c.Set([][2]string{{"client-query-buffer-limit", "64mb"}}); err != nil || c.ClientQueryBufferLimit() != 64<<20 {
+		t.Fatalf("Set 64mb = %v, limit %d", err, c.ClientQueryBufferLimit())
+	}
+	err := c.Set([][2]string{{"client-query-buffer-limit", "1000"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Set 1000 = %v, want %q", err, want)
+	}
 }

@@ -117,6 +117,13 @@ var settings = []*setting{
 		list: func(c *Config) *atomic.Pointer[[]string] { return &c.bind },
 	},
 	{
+		// How long a script may run before other clients get BUSY, in
+		// milliseconds (0: at once).
+		name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 5000},
+		num: func(c *Config) *atomic.Int64 { return &c.busyReplyThreshold },
+	},
+	{
 		// Not a Redis setting: the size of Pebble's block cache.
 		name: "cache-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 1 << 30},
@@ -131,6 +138,14 @@ var settings = []*setting{
 		checkList: checkOutputBufferLimits,
 		merge:     mergeOutputBufferLimits,
 		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.outputBufferLimits },
+	},
+	{
+		// The most memory one client's request may hold before it is
+		// complete, counting each argument's bookkeeping as well as its
+		// bytes; a client past it is closed, as in Redis.
+		name: "client-query-buffer-limit", kind: kindMemory, mutable: true,
+		min: 1 << 20, max: math.MaxInt64, def: value{n: 1 << 30},
+		num: func(c *Config) *atomic.Int64 { return &c.queryBufLimit },
 	},
 	{
 		// Redis allows up to INT_MAX; Cairn's keys hold the database

@@ -106,6 +106,8 @@ func TestMetaRoundTrip(t *testing.T) {
 	cases := []Meta{
 		{Type: TypeString, Value: []byte("hello")},
 		{Type: TypeString, ExpireMs: 1700000000000, Value: []byte{}},
+		{Type: TypeString, Value: []byte("1234"), Repr: ReprRaw},
+		{Type: TypeString, ExpireMs: 9, Value: []byte{}, Repr: ReprPlain},
 		{Type: TypeHash, ExpireMs: 5, Version: 42, Size: 10},
 		{Type: TypeList, Version: 1, Size: 3, Value: []byte{1, 2, 3}},
 		{Type: TypeZSet, Version: 1<<63 + 1, Size: 1 << 40},
@@ -116,7 +118,7 @@ func TestMetaRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", m, err)
 		}
-		if got.Type != m.Type || got.ExpireMs != m.ExpireMs || got.Version != m.Version || got.Size != m.Size || !bytes.Equal(got.Value, m.Value) {
+		if got.Type != m.Type || got.ExpireMs != m.ExpireMs || got.Version != m.Version || got.Size != m.Size || !bytes.Equal(got.Value, m.Value) || got.Repr != m.Repr {
 			t.Fatalf("round trip %+v gave %+v", m, got)
 		}
 	}
@@ -132,6 +134,12 @@ func TestDecodeMetaRejectsCorruption(t *testing.T) {
 		{byte(TypeHash), 0, 0, 0, 0, 0, 0, 0, 0},
 		{0x0f, 0, 0, 0, 0, 0, 0, 0, 0},
 		{0x10 | byte(TypeString), 0, 0, 0, 0, 0, 0, 0, 0},
+		// A representation byte that is ReprAuto (never written with the
+		// byte) or unknown, and one on a collection.
+		{0x10 | byte(TypeString), 0, 0, 0, 0, 0, 0, 0, 0, byte(ReprAuto), 'x'},
+		{0x10 | byte(TypeString), 0, 0, 0, 0, 0, 0, 0, 0, 3},
+		{0x10 | byte(TypeHash), 0, 0, 0, 0, 0, 0, 0, 0, byte(ReprRaw), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{0x20 | byte(TypeString), 0, 0, 0, 0, 0, 0, 0, 0, byte(ReprRaw)},
 	} {
 		if _, err := DecodeMeta(b); err == nil {
 			t.Errorf("DecodeMeta(%x) accepted corrupt input", b)
@@ -169,6 +177,7 @@ func TestExpireKeysSortByDeadline(t *testing.T) {
 
 func FuzzDecodeMeta(f *testing.F) {
 	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("x")}))
+	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("12"), Repr: ReprRaw}))
 	f.Add(AppendMeta(nil, &Meta{Type: TypeHash, Version: 1, Size: 2}))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -46,11 +46,42 @@ func (t Type) IsCollection() bool { return t != TypeString }
 // every new record; decoders accept every version they know.
 const CurrentEncodingVersion = 0
 
+// StringReprVersion is the encoding version of a string record that
+// carries a representation byte (see StringRepr):
+//
+//	flags u8 (1<<4 | TypeString) | expire-ms u64 | repr u8 | value...
+//
+// A string whose representation is ReprAuto is written at version 0,
+// without the byte, so every record written before it reads unchanged.
+// Part of the file format.
+const StringReprVersion = 1
+
+// StringRepr is how Redis would hold a string value, which OBJECT ENCODING
+// reports: Redis keeps a value built in place (APPEND to a key, SETRANGE)
+// as a raw buffer whatever it holds, and one from INCRBYFLOAT as a plain
+// string even when it reads as an integer. Part of the file format: never
+// renumber.
+type StringRepr byte
+
+// String representations.
+const (
+	// ReprAuto is judged from the value as Redis's tryObjectEncoding does:
+	// int, embstr up to 44 bytes, raw beyond.
+	ReprAuto StringRepr = 0
+	// ReprPlain is never int: embstr up to 44 bytes, raw beyond.
+	ReprPlain StringRepr = 1
+	// ReprRaw is raw whatever the value.
+	ReprRaw StringRepr = 2
+)
+
 // Meta is the decoded metadata record of one key.
 //
 // String (value inline, so GET is one point read):
 //
 //	flags u8 | expire-ms u64 | value...
+//
+// or, for a value whose representation is not ReprAuto, the record of
+// StringReprVersion.
 //
 // Collections:
 //
@@ -68,6 +99,8 @@ type Meta struct {
 	// Value is the inline string value, or the type-specific tail of a
 	// collection's record. It aliases the decoded buffer.
 	Value []byte
+	// Repr is a string's representation (ReprAuto for collections).
+	Repr StringRepr
 }
 
 const (
@@ -82,6 +115,12 @@ func (m *Meta) Expired(nowMs int64) bool { return m.ExpireMs != 0 && m.ExpireMs 
 
 // AppendMeta appends the encoded record.
 func AppendMeta(dst []byte, m *Meta) []byte {
+	if m.Type == TypeString && m.Repr != ReprAuto {
+		dst = append(dst, StringReprVersion<<4|byte(TypeString))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
+		dst = append(dst, byte(m.Repr))
+		return append(dst, m.Value...)
+	}
 	dst = append(dst, CurrentEncodingVersion<<4|byte(m.Type))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
 	if m.Type.IsCollection() {
@@ -103,11 +142,18 @@ func DecodeMeta(b []byte) (Meta, error) {
 	if len(b) < stringHeaderLen {
 		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
 	}
-	if v := b[0] >> 4; v > CurrentEncodingVersion {
-		return Meta{}, fmt.Errorf("%w: unknown encoding version %d", ErrCorrupt, v)
-	}
 	m := Meta{Type: Type(b[0] & 0x0f), ExpireMs: int64(binary.BigEndian.Uint64(b[1:]))}
+	v := b[0] >> 4
 	switch {
+	case v == StringReprVersion && m.Type == TypeString:
+		// ReprAuto is never written with the byte: each record has one form.
+		if len(b) < stringHeaderLen+1 || (b[stringHeaderLen] != byte(ReprPlain) && b[stringHeaderLen] != byte(ReprRaw)) {
+			return Meta{}, fmt.Errorf("%w: string metadata of %d bytes, representation byte missing or unknown", ErrCorrupt, len(b))
+		}
+		m.Repr = StringRepr(b[stringHeaderLen])
+		m.Value = b[stringHeaderLen+1:]
+	case v > CurrentEncodingVersion:
+		return Meta{}, fmt.Errorf("%w: unknown encoding version %d", ErrCorrupt, v)
 	case m.Type == TypeString:
 		m.Value = b[stringHeaderLen:]
 	case m.Type >= TypeHash && m.Type <= TypeStream:

@@ -68,7 +68,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -90,6 +92,8 @@ type health struct {
 	// walSyncs counts the WAL syncs made (see Pebble.WALSyncs).
 	walSyncs atomic.Uint64
 	log      *slog.Logger
+	// space is whether the disk is full (diskfull.go).
+	space *spaceState
 }
 
 // fail records cause as the reason the engine failed, the first time only,
@@ -224,6 +228,9 @@ type watchFS struct {
 func (fs watchFS) Unwrap() vfs.FS { return fs.FS }
 
 func (fs watchFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	if tableCategories[cat] {
+		fs.h.waitToWriteTable()
+	}
 	f, err := fs.FS.Create(name, cat)
 	return fs.watch(name, cat, f, err)
 }
@@ -235,8 +242,12 @@ func (fs watchFS) ReuseForWrite(oldname, newname string, cat vfs.DiskWriteCatego
 
 func (fs watchFS) watch(name string, cat vfs.DiskWriteCategory, f vfs.File, err error) (vfs.File, error) {
 	if cat != walCategory {
-		if err == nil && tableCategories[cat] {
-			return newTableFile(f), nil
+		if tableCategories[cat] {
+			if err != nil {
+				fs.h.tableFailed(err)
+				return f, err
+			}
+			return newTableFile(&spaceFile{File: f, h: fs.h}), nil
 		}
 		return f, err
 	}
@@ -244,7 +255,7 @@ func (fs watchFS) watch(name string, cat vfs.DiskWriteCategory, f vfs.File, err 
 		fs.h.failWAL(fmt.Errorf("create WAL %s: %w", name, err))
 		return deadFile{name: name}, nil
 	}
-	return walFile{File: f, name: name, h: fs.h}, nil
+	return &walFile{File: f, name: name, h: fs.h, holds: true}, nil
 }
 
 func (fs watchFS) OpenDir(name string) (vfs.File, error) {
@@ -252,32 +263,121 @@ func (fs watchFS) OpenDir(name string) (vfs.File, error) {
 	if err != nil || !callerMatches(func(fn string) bool { return strings.HasPrefix(fn, walPackage) }) {
 		return f, err
 	}
-	return walFile{File: f, name: "directory " + strconv.Quote(name), h: fs.h}, nil
+	return &walFile{File: f, name: "directory " + strconv.Quote(name), h: fs.h}, nil
 }
 
-// walFile is a WAL file, or the WAL manager's directory handle.
+// maxHeld bounds the WAL bytes held for a full disk (see diskfull.go):
+// commits are refused meanwhile, so only those already on their way are
+// held; past this the engine fails instead.
+const maxHeld = 64 << 20
+
+// walFile is a WAL file, or the WAL manager's directory handle. Pebble
+// writes a WAL from one goroutine at a time; mu orders those calls with
+// the engine's retries of held bytes.
 type walFile struct {
 	vfs.File
 	name string
 	h    *health
+	// holds is set for a WAL file: bytes the disk refuses for want of space
+	// are held, in order, and written when space is freed, so that the file
+	// on disk is always a prefix of the log Pebble wrote (diskfull.go).
+	holds bool
+
+	mu sync.Mutex
+	// held are the bytes written to the file that the disk has not taken
+	// yet; unsynced is set when a sync was skipped or failed since they
+	// were held.
+	held     []byte
+	unsynced bool
 }
 
-// swallow fails the engine on err and hides err from Pebble.
-func (f walFile) swallow(op string, err error) {
+// swallow hides err from Pebble and fails the engine with it.
+func (f *walFile) swallow(op string, err error) {
 	if err != nil {
 		f.h.failWAL(fmt.Errorf("%s WAL %s: %w", op, f.name, err))
 	}
 }
 
-func (f walFile) Write(p []byte) (int, error) {
-	if !f.h.walBroken.Load() {
-		_, err := f.File.Write(p)
+// hold keeps p, the part of a write the disk refused for want of space.
+// It reports false when the error is not a full disk or too much is held:
+// the caller fails the engine.
+func (f *walFile) hold(p []byte, err error) bool {
+	if !f.holds || !isNoSpace(err) || len(f.held)+len(p) > maxHeld {
+		return false
+	}
+	first := len(f.held) == 0 && !f.unsynced
+	f.held = append(f.held, p...)
+	f.unsynced = true
+	if first {
+		f.h.walHeld(f, fmt.Errorf("write WAL %s: %w", f.name, err))
+	}
+	return true
+}
+
+// drainLocked writes the held bytes and syncs, and reports whether the
+// file is whole and durable again. mu is held.
+func (f *walFile) drainLocked() bool {
+	for len(f.held) > 0 {
+		n, err := f.File.Write(f.held)
+		f.held = f.held[n:]
+		if err != nil {
+			if !isNoSpace(err) {
+				f.swallow("write", err)
+			}
+			return false
+		}
+	}
+	if f.unsynced {
+		if err := f.File.Sync(); err != nil {
+			if !isNoSpace(err) {
+				f.swallow("sync", err)
+			}
+			return false
+		}
+		f.h.walSyncs.Add(1)
+		f.unsynced = false
+	}
+	f.held = nil
+	return true
+}
+
+// drain retries the held bytes for the engine's recovery, and reports
+// whether none are left.
+func (f *walFile) drain() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.h.walBroken.Load() {
+		return true
+	}
+	return f.drainLocked()
+}
+
+// pending reports whether bytes are held.
+func (f *walFile) pending() bool { return len(f.held) > 0 || f.unsynced }
+
+func (f *walFile) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.h.walBroken.Load() {
+		return len(p), nil
+	}
+	if f.pending() {
+		// Behind held bytes: held too, in order.
+		if !f.hold(p, syscall.ENOSPC) {
+			f.swallow("write", fmt.Errorf("more than %d bytes held for a full disk", maxHeld))
+		}
+		return len(p), nil
+	}
+	n, err := f.File.Write(p)
+	if err != nil && !f.hold(p[n:], err) {
 		f.swallow("write", err)
 	}
 	return len(p), nil
 }
 
-func (f walFile) WriteAt(p []byte, off int64) (int, error) {
+func (f *walFile) WriteAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if !f.h.walBroken.Load() {
 		_, err := f.File.WriteAt(p, off)
 		f.swallow("write", err)
@@ -285,33 +385,67 @@ func (f walFile) WriteAt(p []byte, off int64) (int, error) {
 	return len(p), nil
 }
 
-func (f walFile) Sync() error {
+// Preallocate only reserves space ahead of writes; its failure on a full
+// disk is for the writes to report.
+func (f *walFile) Preallocate(off, length int64) error {
 	if !f.h.walBroken.Load() {
-		f.swallow("sync", f.File.Sync())
-		f.h.walSyncs.Add(1)
+		_ = f.File.Preallocate(off, length)
 	}
 	return nil
 }
 
-func (f walFile) SyncData() error {
-	if !f.h.walBroken.Load() {
-		f.swallow("sync", f.File.SyncData())
-		f.h.walSyncs.Add(1)
-	}
-	return nil
-}
-
-func (f walFile) SyncTo(length int64) (bool, error) {
+// sync runs a sync of the file unless its held bytes make it pointless; a
+// sync refused for want of space leaves the file to be synced when space
+// is freed.
+func (f *walFile) sync(do func() error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.h.walBroken.Load() {
-		return true, nil
+		return
 	}
-	full, err := f.File.SyncTo(length)
-	f.swallow("sync", err)
+	if f.pending() {
+		f.drainLocked()
+		if f.pending() {
+			return
+		}
+		f.h.walDrained(f)
+		return
+	}
+	err := do()
 	f.h.walSyncs.Add(1)
-	return full, nil
+	if err != nil && f.holds && isNoSpace(err) {
+		f.unsynced = true
+		f.h.walHeld(f, fmt.Errorf("sync WAL %s: %w", f.name, err))
+		return
+	}
+	f.swallow("sync", err)
 }
 
-func (f walFile) Close() error {
+func (f *walFile) Sync() error     { f.sync(f.File.Sync); return nil }
+func (f *walFile) SyncData() error { f.sync(f.File.SyncData); return nil }
+
+func (f *walFile) SyncTo(length int64) (bool, error) {
+	f.sync(func() error {
+		_, err := f.File.SyncTo(length)
+		return err
+	})
+	return true, nil
+}
+
+// Close writes what is held if it can. Bytes the disk still refuses are
+// dropped: the file ends where the disk filled, as after a crash, and
+// Pebble closes a WAL only at rotation (which needs commits, refused
+// meanwhile) or at Close.
+func (f *walFile) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending() && !f.h.walBroken.Load() {
+		if !f.drainLocked() {
+			f.h.log.Warn("WAL closed while the disk is full: its tail is lost, as after a crash", "file", f.name, "bytes", len(f.held))
+			f.held, f.unsynced = nil, false
+		}
+		f.h.walDrained(f)
+	}
 	f.swallow("close", f.File.Close())
 	return nil
 }

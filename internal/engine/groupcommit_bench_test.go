@@ -47,7 +47,7 @@ func BenchmarkGroupCommit(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			m := p.db.Metrics()
+			m := p.db().Metrics()
 			b.ReportMetric(float64(m.WAL.Files), "walfiles")
 		})
 	}

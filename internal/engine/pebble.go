@@ -29,14 +29,27 @@ type PebbleOptions struct {
 }
 
 // Pebble is the embedded engine. See failure.go for what happens when the
-// disk fails under it.
+// disk fails under it, and diskfull.go for a full disk.
 type Pebble struct {
-	db     *pebble.DB
+	// cur is the database served: the writable one, or while the disk was
+	// full at open, a read-only copy (ro) until the writable Open is done.
+	cur    atomic.Pointer[pebble.DB]
+	ro     *pebble.DB
 	h      *health
 	closed atomic.Bool
 	// jobs counts the compactions running now.
 	jobs *atomic.Int64
+	// stop ends the background goroutines at Close; opened is closed once
+	// the writable Open has returned.
+	stop   chan struct{}
+	opened chan struct{}
+	// fs and dir are where the database lives, for the space probe.
+	fs  vfs.FS
+	dir string
 }
+
+// db returns the database served now.
+func (p *Pebble) db() *pebble.DB { return p.cur.Load() }
 
 // closeWait bounds how long Close waits for Pebble after a failure, which
 // can leave Pebble's commit mutex held for good.
@@ -55,7 +68,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	h := &health{log: o.Logger}
+	h := &health{log: o.Logger, space: newSpaceState()}
 	jobs := new(atomic.Int64)
 	// Pebble reserves the memory of its memtables inside the block cache:
 	// a cache no bigger than the memtables caches nothing at all. The cache
@@ -91,16 +104,95 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	// checks; the WAL watch goes on top of whatever file system is used.
 	opts.EnsureDefaults()
 	opts.FS = watchFS{FS: opts.FS, h: h}
-	var db *pebble.DB
-	err := h.guard(func() error {
-		var err error
-		db, err = pebble.Open(dir, opts)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
+	p := &Pebble{h: h, jobs: jobs, stop: make(chan struct{}), opened: make(chan struct{}), fs: opts.FS, dir: dir}
+	type result struct {
+		db  *pebble.DB
+		err error
 	}
-	return &Pebble{db: db, h: h, jobs: jobs}, nil
+	opening := make(chan result, 1)
+	go func() {
+		var db *pebble.DB
+		err := h.guard(func() error {
+			var err error
+			db, err = pebble.Open(dir, opts)
+			return err
+		})
+		opening <- result{db, err}
+	}()
+	select {
+	case r := <-opening:
+		close(p.opened)
+		if r.err != nil {
+			return nil, fmt.Errorf("open pebble in %s: %w", dir, r.err)
+		}
+		p.cur.Store(r.db)
+	case <-h.space.fullSig:
+		// Open waits for a flush the full disk refuses (see diskfull.go):
+		// serve a read-only copy meanwhile.
+		h.setOpening(true)
+		roOpts := opts.Clone()
+		roOpts.ReadOnly = true
+		roOpts.FS = noLockFS{opts.FS}
+		ro, err := pebble.Open(dir, roOpts)
+		if err != nil {
+			// The writable Open goes on; it holds the directory until the
+			// process ends.
+			return nil, fmt.Errorf("open pebble read-only in %s while the disk is full: %w", dir, err)
+		}
+		p.ro = ro
+		p.cur.Store(ro)
+		h.log.Warn("storage engine opened read-only: the disk is full; writes are refused until space is freed")
+		go func() {
+			r := <-opening
+			defer close(p.opened)
+			if r.err != nil {
+				h.fail(fmt.Errorf("open pebble in %s: %w", dir, r.err))
+				return
+			}
+			p.cur.Store(r.db)
+			h.setOpening(false)
+		}()
+	}
+	go p.recoverSpace()
+	return p, nil
+}
+
+// recoverSpace brings the engine back from a full disk (see diskfull.go):
+// each time the disk is found full it probes, with a back-off, until a
+// probe file can be written; then it writes the WAL bytes held meanwhile
+// and, when none are left, lets writes resume (a table write that still
+// fails sets the state again).
+func (p *Pebble) recoverSpace() {
+	h := p.h
+	select {
+	case <-p.opened:
+	case <-p.stop:
+		return
+	}
+	for {
+		select {
+		case <-h.space.walSig:
+		case <-h.space.fullSig:
+		case <-p.stop:
+			return
+		}
+		delay := minSpaceBackoff
+		for h.space.full.Load() && !h.failed() {
+			if err := p.probeSpace(); err == nil {
+				h.drainHeld()
+				h.tableWritten()
+				if !h.space.full.Load() {
+					break
+				}
+			}
+			select {
+			case <-time.After(delay):
+				delay = min(2*delay, maxSpaceBackoff)
+			case <-p.stop:
+				return
+			}
+		}
+	}
 }
 
 // Get implements Reader.
@@ -108,7 +200,7 @@ func (p *Pebble) Get(key, dst []byte) ([]byte, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
-	return get(p.db, key, dst)
+	return get(p.db(), key, dst)
 }
 
 func get(r pebble.Reader, key, dst []byte) ([]byte, error) {
@@ -131,7 +223,7 @@ func (p *Pebble) NewIter(lower, upper []byte) (Iterator, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
-	return newIter(p.db, lower, upper)
+	return newIter(p.db(), lower, upper)
 }
 
 func newIter(r pebble.Reader, lower, upper []byte) (Iterator, error) {
@@ -151,7 +243,7 @@ func (i pebbleIter) Value() []byte { return i.Iterator.Value() }
 // its own writes.
 func (p *Pebble) NewBatch() Batch {
 	b := batchPool.Get().(*pebbleBatch)
-	b.b, b.p = p.db.NewIndexedBatch(), p
+	b.b, b.p = p.db().NewIndexedBatch(), p
 	return b
 }
 
@@ -161,7 +253,7 @@ var batchPool = sync.Pool{New: func() any { return new(pebbleBatch) }}
 // store directly, which spares Pebble building batch iterators.
 func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error) {
 	if b.b.Empty() {
-		return get(b.p.db, key, dst)
+		return get(b.p.db(), key, dst)
 	}
 	return get(b.b, key, dst)
 }
@@ -169,9 +261,9 @@ func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error) {
 // NewSnapshot implements Engine.
 func (p *Pebble) NewSnapshot() Snapshot {
 	if p.h.failed() {
-		return frozenView{p.db}
+		return frozenView{p.db()}
 	}
-	return pebbleSnapshot{p.db.NewSnapshot()}
+	return pebbleSnapshot{p.db().NewSnapshot()}
 }
 
 // SyncWAL implements Engine.
@@ -179,7 +271,7 @@ func (p *Pebble) SyncWAL() error {
 	if p.closed.Load() {
 		return ErrClosed
 	}
-	if err := p.h.guard(func() error { return p.db.LogData(nil, pebble.Sync) }); err != nil {
+	if err := p.h.guardWrite(func() error { return p.db().LogData(nil, pebble.Sync) }); err != nil {
 		return fmt.Errorf("engine sync: %w", err)
 	}
 	return nil
@@ -197,8 +289,14 @@ func (p *Pebble) BackgroundJobs() int { return int(p.jobs.Load()) }
 func (p *Pebble) WALSyncs() uint64 { return p.h.walSyncs.Load() }
 
 // Failed returns nil while the engine is healthy, else ErrFailed wrapped
-// with the cause: the engine refuses writes until the process restarts.
-func (p *Pebble) Failed() error { return p.h.err() }
+// with the cause: the engine refuses writes until the process restarts;
+// or ErrNoSpace while the disk is full.
+func (p *Pebble) Failed() error {
+	if err := p.h.err(); err != nil {
+		return err
+	}
+	return p.h.noSpace()
+}
 
 // Close implements Engine: it flushes nothing extra (the WAL is the record)
 // and closes the store cleanly. After a failure it reports the failure, and
@@ -207,8 +305,18 @@ func (p *Pebble) Close() error {
 	if p.closed.Swap(true) {
 		return ErrClosed
 	}
-	if !p.h.failed() {
-		err := guarded(p.h, p.db.Close)
+	close(p.stop)
+	if p.ro != nil {
+		defer p.ro.Close()
+	}
+	select {
+	case <-p.opened:
+	default:
+		// The writable Open still waits for space: it cannot be closed.
+		return fmt.Errorf("engine close: %w", ErrNoSpace)
+	}
+	if !p.h.failed() && !p.h.space.full.Load() {
+		err := guarded(p.h, p.db().Close)
 		if err == nil {
 			err = p.h.err()
 		}
@@ -217,18 +325,18 @@ func (p *Pebble) Close() error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if !p.h.walBroken.Load() {
+		if !p.h.walBroken.Load() && !p.h.space.full.Load() {
 			// The log itself is sound: keep what was committed but not
 			// synced yet (appendfsync everysec).
-			_ = guarded(p.h, func() error { return p.db.LogData(nil, pebble.Sync) })
+			_ = guarded(p.h, func() error { return p.db().LogData(nil, pebble.Sync) })
 		}
-		_ = guarded(p.h, p.db.Close)
+		_ = guarded(p.h, p.db().Close)
 	}()
 	select {
 	case <-done:
-		return wrap("close", p.h.err())
+		return wrap("close", p.Failed())
 	case <-time.After(closeWait):
-		return fmt.Errorf("engine close: gave up waiting for pebble: %w", p.h.err())
+		return fmt.Errorf("engine close: gave up waiting for pebble: %w", p.Failed())
 	}
 }
 
@@ -238,11 +346,16 @@ func (p *Pebble) Stats() []Stat {
 	if p.h.failed() {
 		return []Stat{{"engine", "pebble"}, {"engine_failed", "1"}}
 	}
-	m := p.db.Metrics()
+	full := "0"
+	if p.h.space.full.Load() {
+		full = "1"
+	}
+	m := p.db().Metrics()
 	d := m.DiskSpaceUsage()
 	return []Stat{
 		{"engine", "pebble"},
 		{"engine_failed", "0"},
+		{"engine_disk_full", full},
 		{"engine_disk_usage_bytes", strconv.FormatUint(d, 10)},
 		{"engine_memtable_bytes", strconv.FormatUint(m.MemTable.Size, 10)},
 		{"engine_block_cache_bytes", strconv.FormatInt(m.BlockCache.Size, 10)},
@@ -288,12 +401,12 @@ func (b *pebbleBatch) RollbackTo(m Mark) error {
 	if m.size > len(repr) || m.count > b.b.Count() {
 		return fmt.Errorf("engine rollback: mark beyond the batch (%d of %d bytes)", m.size, len(repr))
 	}
-	fresh := b.p.db.NewIndexedBatch()
+	fresh := b.p.db().NewIndexedBatch()
 	if m.count > 0 {
 		prefix := slices.Clone(repr[:m.size])
 		// The header's last four bytes are the record count.
 		binary.LittleEndian.PutUint32(prefix[8:12], m.count)
-		kept := b.p.db.NewBatch()
+		kept := b.p.db().NewBatch()
 		err := kept.SetRepr(prefix)
 		if err == nil {
 			err = fresh.Apply(kept, nil)
@@ -322,7 +435,7 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	if sync {
 		opt = pebble.Sync
 	}
-	return wrap("commit", b.p.h.guard(func() error { return b.b.Commit(opt) }))
+	return wrap("commit", b.p.h.guardWrite(func() error { return b.b.Commit(opt) }))
 }
 
 type pebbleSnapshot struct{ s *pebble.Snapshot }

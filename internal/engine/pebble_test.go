@@ -109,7 +109,7 @@ func TestBlockCacheServesRepeatedReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = b.Close()
-	if err := p.db.Flush(); err != nil {
+	if err := p.db().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	for range 100 {
@@ -117,7 +117,7 @@ func TestBlockCacheServesRepeatedReads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := p.db.Metrics()
+	m := p.db().Metrics()
 	if m.BlockCache.Size == 0 || m.BlockCache.Hits < 90 {
 		t.Fatalf("block cache holds %d bytes, %d hits of 100 repeated reads", m.BlockCache.Size, m.BlockCache.Hits)
 	}

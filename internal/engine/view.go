@@ -35,10 +35,10 @@ var viewPool = sync.Pool{New: func() any { return new(pebbleView) }}
 // NewView implements Engine.
 func (p *Pebble) NewView() Snapshot {
 	if p.h.failed() {
-		return frozenView{p.db}
+		return frozenView{p.db()}
 	}
 	v := viewPool.Get().(*pebbleView)
-	v.db = p.db
+	v.db = p.db()
 	return v
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
 	"github.com/cairndb/cairn/internal/rconv"
 )
@@ -25,7 +26,22 @@ const (
 	// hold large requests (CVE-2021-32675).
 	unauthMaxMultibulkLen = 10
 	unauthMaxBulkLen      = 16384
+	// DefaultMaxQueryBuf is client-query-buffer-limit's default.
+	DefaultMaxQueryBuf = 1 << 30
+	// unauthMaxQueryBuf bounds what an unauthenticated client's request
+	// may hold, as Redis bounds its query buffer to 1 MB.
+	unauthMaxQueryBuf = 1 << 20
 )
+
+// argOverhead is what each argument of a request costs beside its bytes:
+// its span while the request is read and its slice header once it is
+// returned. A request of millions of empty arguments is made of this.
+const argOverhead = int64(unsafe.Sizeof(span{}) + unsafe.Sizeof([]byte(nil)))
+
+// ErrQueryBufLimit is returned when a request, before it is complete, holds
+// more memory than the reader's MaxQueryBuf allows (Redis's
+// client-query-buffer-limit). Redis closes such a client without a reply.
+var ErrQueryBufLimit = errors.New("resp: request reached the query buffer limit")
 
 // Buffer sizes. None of these change behaviour, only allocation.
 const (
@@ -68,8 +84,14 @@ type Reader struct {
 	MaxMultibulkLen int64
 	// Unauthenticated applies Redis's limits for a client that has not
 	// authenticated yet: at most 10 arguments of at most 16384 bytes each
-	// in a multibulk request. The server sets and clears it.
+	// in a multibulk request, and 1 MB held by a request. The server sets
+	// and clears it.
 	Unauthenticated bool
+	// MaxQueryBuf bounds the memory a request may hold before it is
+	// complete (client-query-buffer-limit): its argument bytes received so
+	// far, argOverhead per argument and the unparsed input. Zero or less
+	// means DefaultMaxQueryBuf.
+	MaxQueryBuf int64
 
 	rd   io.Reader
 	buf  []byte
@@ -82,6 +104,10 @@ type Reader struct {
 	arena []byte
 	spans []span
 	args  [][]byte
+	// bigHeld is the capacity of the current request's big arguments.
+	bigHeld int64
+	// count is the current multibulk request's declared argument count.
+	count int64
 }
 
 // span locates one argument: arena[off:end], or big when it was read into
@@ -150,6 +176,7 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 func (r *Reader) reset() {
 	clear(r.spans)
 	clear(r.args)
+	r.bigHeld = 0
 	if cap(r.arena) > keepArenaCap {
 		r.arena = nil
 	}
@@ -206,6 +233,7 @@ func (r *Reader) readMultibulk() error {
 	}
 	// Redis does not check that '\n' follows the '\r'; it skips the byte.
 	r.r += n + 2
+	r.count = count
 	if count <= 0 {
 		return nil
 	}
@@ -217,8 +245,83 @@ func (r *Reader) readMultibulk() error {
 		if err := r.readBulk(); err != nil {
 			return err
 		}
+		if err := r.checkHeld(0); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// roomForSpan makes room for one more argument's span, growing spans by
+// doubling as append would, but only after checking that the larger array
+// is within the limit: a request of millions of empty arguments is refused
+// before it allocates their spans.
+func (r *Reader) roomForSpan() error {
+	if len(r.spans) < cap(r.spans) {
+		return nil
+	}
+	n := max(2*cap(r.spans), 16)
+	if err := r.checkHeld(int64(n) * argOverhead); err != nil {
+		return err
+	}
+	ns := make([]span, len(r.spans), n)
+	copy(ns, r.spans)
+	r.spans = ns
+	return nil
+}
+
+// Held reports the memory the request being read holds, as MaxQueryBuf
+// counts it.
+func (r *Reader) Held() int64 { return r.held(0) }
+
+// held is Held with extra bytes about to be allocated.
+func (r *Reader) held(extra int64) int64 {
+	return int64(cap(r.arena)) + r.bigHeld + int64(cap(r.spans))*argOverhead + int64(r.w-r.r) + extra
+}
+
+// checkHeld fails with ErrQueryBufLimit when the request would hold more
+// than its limit with extra more bytes.
+func (r *Reader) checkHeld(extra int64) error {
+	limit := r.MaxQueryBuf
+	if limit <= 0 {
+		limit = DefaultMaxQueryBuf
+	}
+	if r.Unauthenticated {
+		limit = min(limit, unauthMaxQueryBuf)
+	}
+	if r.held(extra) > limit {
+		return ErrQueryBufLimit
+	}
+	return nil
+}
+
+// Head rebuilds the first bytes (at most 64) of the multibulk request being
+// read, for a log line about it: the count line and the first argument.
+func (r *Reader) Head() []byte {
+	const most = 64
+	b := fmt.Appendf(nil, "*%d\r\n", r.count)
+	if len(r.spans) > 0 {
+		first := r.spans[0].big
+		if first == nil {
+			first = r.arena[r.spans[0].off:r.spans[0].end]
+		}
+		b = fmt.Appendf(b, "$%d\r\n", len(first))
+		b = append(b, first[:min(len(first), most)]...)
+	}
+	return b[:min(len(b), most)]
+}
+
+// Release drops every buffer the Reader holds, for a connection that has
+// ended, and reports how many bytes they were: the caller may hand a large
+// amount back to the operating system at once.
+func (r *Reader) Release() int64 {
+	n := r.held(0) - int64(r.w-r.r) + int64(cap(r.buf)) + int64(cap(r.args))*int64(unsafe.Sizeof([]byte(nil)))
+	r.arena, r.spans, r.args, r.buf = nil, nil, nil, nil
+	r.r, r.w, r.bigHeld = 0, 0, 0
+	if r.err == nil {
+		r.err = io.EOF
+	}
+	return n
 }
 
 func (r *Reader) readBulk() error {
@@ -250,6 +353,9 @@ func (r *Reader) readBulk() error {
 			return err
 		}
 	}
+	if err := r.roomForSpan(); err != nil {
+		return err
+	}
 	off := len(r.arena)
 	r.arena = append(r.arena, r.buf[r.r:r.r+int(size)]...)
 	r.spans = append(r.spans, span{off: off, end: len(r.arena)})
@@ -263,12 +369,21 @@ func (r *Reader) readBulk() error {
 // growing the allocation only as bytes arrive.
 func (r *Reader) readBigBulk(size int) error {
 	have := min(r.w-r.r, size)
-	b := make([]byte, have, min(size, max(have, bigArgFirstAlloc)))
+	first := min(size, max(have, bigArgFirstAlloc))
+	if err := r.checkHeld(int64(first)); err != nil {
+		return err
+	}
+	b := make([]byte, have, first)
 	copy(b, r.buf[r.r:r.r+have])
 	r.r += have
 	for len(b) < size {
 		if len(b) == cap(b) {
-			nb := make([]byte, len(b), min(size, 2*cap(b)))
+			grown := min(size, 2*cap(b))
+			// Both allocations exist while one is copied to the other.
+			if err := r.checkHeld(int64(cap(b) + grown)); err != nil {
+				return err
+			}
+			nb := make([]byte, len(b), grown)
 			copy(nb, b)
 			b = nb
 		}
@@ -284,7 +399,11 @@ func (r *Reader) readBigBulk(size int) error {
 		}
 	}
 	r.r += 2
+	if err := r.roomForSpan(); err != nil {
+		return err
+	}
 	r.spans = append(r.spans, span{big: b})
+	r.bigHeld += int64(cap(b))
 	return nil
 }
 

@@ -61,6 +61,11 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
+// Err returns the first error the underlying writer returned, if any:
+// once it is set, everything written is dropped. A handler writing a long
+// reply checks it to stop when the connection is gone.
+func (w *Writer) Err() error { return w.err }
+
 // SimpleString writes +s. A CR or LF in s would end the reply early, so
 // each becomes a space.
 func (w *Writer) SimpleString(s string) {

@@ -136,7 +136,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		s.trackRead(g.c, spec, args)
 	}
 	start := time.Now()
-	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db}
+	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db, group: g}
 	var mark store.CommandMark
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()
@@ -195,10 +195,22 @@ func (g *group) lock(spec *command.Spec, args [][]byte) error {
 // whole keyspace (KEYS, SCAN, DBSIZE, RANDOMKEY), which another writer
 // must not change under the group's feet.
 func needsAllLocks(spec *command.Spec) bool {
-	if spec.Flags&command.LockAll != 0 {
+	if spec.Flags&command.LockAll != 0 || runsScript(spec) {
+		// A script inside a transaction may touch keys it did not
+		// declare, and a transaction cannot start again: it holds them
+		// all from the start.
 		return true
 	}
 	return spec.Flags&command.ReadOnly != 0 && len(spec.KeySpecs) == 0 && spec.KeysFunc == nil
+}
+
+// runsScript reports whether a command runs a script or function.
+func runsScript(spec *command.Spec) bool {
+	switch spec.Name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return true
+	}
+	return false
 }
 
 // groupNeedsAll reports whether any of a group's commands needs every
@@ -222,6 +234,9 @@ func (g *group) commit() error {
 		}
 		g.c.needSync = g.c.needSync || g.tx.SyncPending
 		g.s.keysModified(g.tx, g.c)
+	} else if g.tx.HasEvents() {
+		// A read-only script's "keymiss" events: nothing to commit.
+		g.s.publishEvents(g.tx)
 	}
 	g.tx.Close()
 	g.tx = nil

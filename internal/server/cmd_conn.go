@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"strconv"
 	"strings"
 
@@ -82,14 +84,44 @@ func cmdReset(x *ctx) {
 }
 
 // checkPassword authenticates against requirepass (Cairn has one user,
-// "default", as Redis without ACL rules). It replies on failure.
+// "default", as Redis without ACL rules). It replies on failure, counts it
+// (INFO's acl_access_denied_auth) and logs it; the log is rate-limited by
+// the process's handler.
 func (x *ctx) checkPassword(user, pass []byte) bool {
 	want := x.srv.cfg.RequirePass()
-	if string(user) != "default" || (want != "" && string(pass) != want) {
+	if string(user) != "default" || (want != "" && !samePassword(pass, want)) {
+		x.srv.stats.authFailures.Add(1)
+		x.srv.log.Warn("authentication failed", "client", x.cl.id, "addr", x.cl.raddr, "user", string(user))
 		x.errorReply("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}
 	x.cl.authed.Store(true)
+	x.cl.everAuthed.Store(true)
+	return true
+}
+
+// samePassword compares a password in time that depends on neither its
+// content nor its length: both sides are hashed first, as Redis compares
+// the SHA-256 of passwords.
+func samePassword(got []byte, want string) bool {
+	g, w := sha256.Sum256(got), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
+}
+
+// unauthReplyLimit is how many reply bytes may wait for a client that has
+// never authenticated while authentication is required: past it the client
+// is closed, so that one that pipelines requests without reading cannot
+// make the server hold replies. Redis (7.2.8, CVE-2025-21605) allows 1024
+// bytes beyond its 16 KiB per-client reply buffer.
+const unauthReplyLimit = 16<<10 + 1024
+
+// unauthRepliesPiledUp reports whether c is such a client with more reply
+// bytes waiting than unauthReplyLimit, and logs it when so.
+func (s *Server) unauthRepliesPiledUp(c *client) bool {
+	if c.everAuthed.Load() || !c.authRequired() || c.w.Buffered() <= unauthReplyLimit {
+		return false
+	}
+	s.log.Warn("Closing unauthenticated client whose replies reached the output limit: " + c.describe())
 	return true
 }
 

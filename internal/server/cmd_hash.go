@@ -2,10 +2,12 @@ package server
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -68,6 +70,10 @@ func hashSet(x *ctx, legacy bool) {
 		return
 	}
 	n, err := x.tx.HSet(x.db(), x.arg(1), x.args[2:])
+	if err == nil {
+		// "hset" even when every field was already there.
+		x.notify(notify.Hash, "hset", x.arg(1))
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -79,14 +85,20 @@ func hashSet(x *ctx, legacy bool) {
 }
 
 func cmdHSetNX(x *ctx) {
-	x.replyBool(x.tx.HSetNX(x.db(), x.arg(1), x.arg(2), x.arg(3)))
+	ok, err := x.tx.HSetNX(x.db(), x.arg(1), x.arg(2), x.arg(3))
+	if ok && err == nil {
+		x.notify(notify.Hash, "hset", x.arg(1))
+	}
+	x.replyBool(ok, err)
 }
 
 func cmdHGet(x *ctx) {
+	x.keyMiss(x.arg(1))
 	x.replyBulkOrNil(x.tx.HGet(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHMGet(x *ctx) {
+	x.keyMiss(x.arg(1))
 	vs, err := x.tx.HMGet(x.db(), x.arg(1), x.args[2:])
 	if err != nil {
 		x.storeError(err)
@@ -108,22 +120,30 @@ func hashValues(x *ctx, vs [][]byte) {
 }
 
 func cmdHDel(x *ctx) {
-	x.replyInt(x.tx.HDel(x.db(), x.arg(1), x.args[2:]))
+	n, err := x.tx.HDel(x.db(), x.arg(1), x.args[2:])
+	if err == nil && n > 0 {
+		x.notifyEmptying(notify.Hash, "hdel", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdHLen(x *ctx) {
+	x.keyMiss(x.arg(1))
 	x.replyInt(x.tx.HLen(x.db(), x.arg(1)))
 }
 
 func cmdHStrLen(x *ctx) {
+	x.keyMiss(x.arg(1))
 	x.replyInt(x.tx.HStrLen(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHExists(x *ctx) {
+	x.keyMiss(x.arg(1))
 	x.replyBool(x.tx.HExists(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdHGetAll(x *ctx) {
+	x.keyMiss(x.arg(1))
 	es, err := x.tx.HGetAll(x.db(), x.arg(1))
 	if err != nil {
 		x.storeError(err)
@@ -140,6 +160,7 @@ func cmdHKeys(x *ctx) { hashColumn(x, true) }
 func cmdHVals(x *ctx) { hashColumn(x, false) }
 
 func hashColumn(x *ctx, fields bool) {
+	x.keyMiss(x.arg(1))
 	es, err := x.tx.HGetAll(x.db(), x.arg(1))
 	if err != nil {
 		x.storeError(err)
@@ -161,7 +182,11 @@ func cmdHIncrBy(x *ctx) {
 		x.notInteger()
 		return
 	}
-	x.replyInt(x.tx.HIncrBy(x.db(), x.arg(1), x.arg(2), delta))
+	n, err := x.tx.HIncrBy(x.db(), x.arg(1), x.arg(2), delta)
+	if err == nil {
+		x.notify(notify.Hash, "hincrby", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdHIncrByFloat(x *ctx) {
@@ -181,11 +206,13 @@ func cmdHIncrByFloat(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notify(notify.Hash, "hincrbyfloat", x.arg(1))
 	x.w.Bulk(v)
 }
 
 func cmdHRandField(x *ctx) {
 	if len(x.args) == 2 {
+		x.keyMiss(x.arg(1))
 		e, ok, err := x.tx.HRandField(x.db(), x.arg(1))
 		x.replyBulkOrNil(e.Field, ok, err)
 		return
@@ -213,6 +240,7 @@ func cmdHRandField(x *ctx) {
 			return
 		}
 	}
+	x.keyMiss(x.arg(1))
 	if count >= 0 {
 		es, err := x.tx.HRandFields(x.db(), x.arg(1), count)
 		if err != nil {
@@ -241,7 +269,7 @@ func cmdHRandField(x *ctx) {
 	// huge count costs it memory; here it costs time only).
 	hashRandReply(x, int(n), withValues)
 	for i := range n {
-		if i%1024 == 1023 && (x.cl.killed.Load() || hashClientGone(x)) {
+		if i%streamCheckEvery == streamCheckEvery-1 && x.clientGone() {
 			return
 		}
 		e, err := s.Next()
@@ -254,14 +282,6 @@ func cmdHRandField(x *ctx) {
 		}
 		hashRandEntry(x, e, withValues)
 	}
-}
-
-// hashClientGone reports whether the connection can no longer take
-// replies, so that a reply of billions of random fields (a negative count
-// is not bounded) stops when nobody reads it. Only a command in a read-only
-// transaction may flush: a writing one's replies are held until its commit.
-func hashClientGone(x *ctx) bool {
-	return !x.tx.Writable() && x.w.Flush() != nil
 }
 
 // hashRandReply starts HRANDFIELD's reply of n fields: with values, a flat
@@ -422,6 +442,16 @@ func hexpireCmd(u expireUnit, name string) handler {
 			x.storeError(err)
 			return
 		}
+		// Redis 7.4's hashTypeSetExDone: "hdel" if a past deadline
+		// deleted a field, else "hexpire" if one was set; "del" when
+		// the hash lost its last field.
+		set, deleted := slices.Contains(res, store.HashExpireSet), slices.Contains(res, store.HashFieldDeleted)
+		switch {
+		case deleted:
+			x.notifyEmptying(notify.Hash, "hdel", x.arg(1))
+		case set:
+			x.notify(notify.Hash, "hexpire", x.arg(1))
+		}
 		hashInts(x, res)
 	}
 }
@@ -437,9 +467,11 @@ func hashInts(x *ctx, ns []int64) {
 // as Redis's httlGenericCommand does.
 func httlCmd(u expireUnit) handler {
 	return func(x *ctx) {
-		if _, ok := hashKeyType(x); !ok {
+		exists, ok := hashKeyType(x)
+		if !ok {
 			return
 		}
+		x.missedIf(!exists, x.arg(1))
 		fields, ok := hashFields(x, 2, hashBadNumFields)
 		if !ok {
 			return
@@ -478,6 +510,9 @@ func cmdHPersist(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	if slices.Contains(res, store.HashPersisted) {
+		x.notify(notify.Hash, "hpersist", x.arg(1))
+	}
 	hashInts(x, res)
 }
 
@@ -493,6 +528,9 @@ func cmdHGetDel(x *ctx) {
 	if err != nil {
 		x.storeError(err)
 		return
+	}
+	if slices.ContainsFunc(vs, func(v []byte) bool { return v != nil }) {
+		x.notifyEmptying(notify.Hash, "hdel", x.arg(1))
 	}
 	hashValues(x, vs)
 }

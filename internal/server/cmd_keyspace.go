@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"math"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -51,8 +53,25 @@ func keyspaceCommands() []cmdEntry {
 	}
 }
 
-func cmdDel(x *ctx)    { replyCountKeys(x, (*store.Tx).Delete) }
-func cmdExists(x *ctx) { replyCountKeys(x, (*store.Tx).Exists) }
+func cmdDel(x *ctx) {
+	replyCountKeys(x, func(tx *store.Tx, db int, key []byte) (bool, error) {
+		ok, err := tx.Delete(db, key)
+		if ok {
+			x.notify(notify.Generic, "del", key)
+		}
+		return ok, err
+	})
+}
+
+// cmdExists is EXISTS and TOUCH: each key is a read, and a missing one a
+// "keymiss".
+func cmdExists(x *ctx) {
+	replyCountKeys(x, func(tx *store.Tx, db int, key []byte) (bool, error) {
+		ok, err := tx.Exists(db, key)
+		x.missedIf(!ok && err == nil, key)
+		return ok, err
+	})
+}
 
 // replyCountKeys answers with the number of key arguments for which f
 // reports true (DEL, UNLINK, EXISTS; a key given twice counts twice).
@@ -75,6 +94,7 @@ func cmdType(x *ctx) {
 	case err != nil:
 		x.storeError(err)
 	case !ok:
+		x.missed(x.arg(1))
 		x.w.SimpleString("none")
 	default:
 		x.w.SimpleString(info.Type.String())
@@ -86,11 +106,26 @@ func cmdRename(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notifyRename()
 	x.ok()
 }
 
 func cmdRenameNX(x *ctx) {
-	x.replyBool(x.tx.Rename(x.db(), x.arg(1), x.arg(2), true))
+	ok, err := x.tx.Rename(x.db(), x.arg(1), x.arg(2), true)
+	if ok && err == nil {
+		x.notifyRename()
+	}
+	x.replyBool(ok, err)
+}
+
+// notifyRename records a RENAME's events; renaming a key to itself changes
+// nothing and reports nothing.
+func (x *ctx) notifyRename() {
+	if bytes.Equal(x.arg(1), x.arg(2)) {
+		return
+	}
+	x.notify(notify.Generic, "rename_from", x.arg(1))
+	x.notify(notify.Generic, "rename_to", x.arg(2))
 }
 
 // parseDB parses a database number argument, replying on error. Like
@@ -141,7 +176,16 @@ func cmdCopy(x *ctx) {
 			return
 		}
 	}
-	x.replyBool(x.tx.Copy(x.db(), x.arg(1), dstDB, x.arg(2), replace))
+	ok, err := x.tx.Copy(x.db(), x.arg(1), dstDB, x.arg(2), replace)
+	switch {
+	case err != nil:
+	case ok:
+		x.tx.Notify(notify.Generic, "copy_to", dstDB, x.arg(2))
+	default:
+		// COPY reads its source as GET does.
+		x.keyMiss(x.arg(1))
+	}
+	x.replyBool(ok, err)
 }
 
 func cmdMove(x *ctx) {
@@ -149,7 +193,12 @@ func cmdMove(x *ctx) {
 	if !ok {
 		return
 	}
-	x.replyBool(x.tx.Move(x.db(), x.arg(1), db))
+	ok, err := x.tx.Move(x.db(), x.arg(1), db)
+	if ok && err == nil {
+		x.notify(notify.Generic, "move_from", x.arg(1))
+		x.tx.Notify(notify.Generic, "move_to", db, x.arg(1))
+	}
+	x.replyBool(ok, err)
 }
 
 func expireCmd(u expireUnit, name string) handler {
@@ -196,6 +245,14 @@ func expireCmd(u expireUnit, name string) handler {
 			x.storeError(err)
 			return
 		}
+		switch {
+		case !done:
+		case deadline <= x.tx.NowMs:
+			// A deadline already past deletes the key.
+			x.notify(notify.Generic, "del", x.arg(1))
+		default:
+			x.notify(notify.Generic, "expire", x.arg(1))
+		}
 		x.w.Int(boolInt(done))
 	}
 }
@@ -222,6 +279,7 @@ func ttlCmd(ms, absolute bool) handler {
 			x.storeError(err)
 			return
 		}
+		x.missedIf(d == store.TTLMissing, x.arg(1))
 		if d < 0 {
 			x.w.Int(d)
 			return
@@ -239,7 +297,11 @@ func ttlCmd(ms, absolute bool) handler {
 }
 
 func cmdPersist(x *ctx) {
-	x.replyBool(x.tx.Persist(x.db(), x.arg(1)))
+	ok, err := x.tx.Persist(x.db(), x.arg(1))
+	if ok && err == nil {
+		x.notify(notify.Generic, "persist", x.arg(1))
+	}
+	x.replyBool(ok, err)
 }
 
 func cmdKeys(x *ctx) {
@@ -436,7 +498,7 @@ func cmdObjectRefcount(x *ctx) {
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
-	case info.Type == encoding.TypeString && isSharedInteger(info.Value):
+	case info.Type == encoding.TypeString && info.Repr == encoding.ReprAuto && isSharedInteger(info.Value):
 		x.w.Int(sharedRefcount)
 	default:
 		// Values are not shared between keys on disk: one reference each.

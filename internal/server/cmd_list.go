@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -122,7 +123,26 @@ func cmdLPushX(x *ctx) { listPush(x, store.ListLeft, true) }
 func cmdRPushX(x *ctx) { listPush(x, store.ListRight, true) }
 
 func listPush(x *ctx, end store.ListEnd, existing bool) {
-	x.replyInt(x.tx.ListPush(x.db(), x.arg(1), end, x.args[2:], existing))
+	n, err := x.tx.ListPush(x.db(), x.arg(1), end, x.args[2:], existing)
+	if err == nil && n > 0 {
+		x.notify(notify.List, pushEvent(end), x.arg(1))
+	}
+	x.replyInt(n, err)
+}
+
+// pushEvent and popEvent name the list events of each end.
+func pushEvent(end store.ListEnd) string {
+	if end == store.ListLeft {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(end store.ListEnd) string {
+	if end == store.ListLeft {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 func cmdLPop(x *ctx) { listPop(x, store.ListLeft) }
@@ -144,6 +164,9 @@ func listPop(x *ctx, end store.ListEnd) {
 		count = n
 	}
 	items, found, err := x.tx.ListPop(x.db(), x.arg(1), end, count)
+	if err == nil && len(items) > 0 {
+		x.notifyEmptying(notify.List, popEvent(end), x.arg(1))
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -167,10 +190,15 @@ func bulks(x *ctx, items [][]byte) {
 }
 
 func cmdLLen(x *ctx) {
-	x.replyInt(x.tx.LLen(x.db(), x.arg(1)))
+	n, err := x.tx.LLen(x.db(), x.arg(1))
+	// A list is never empty: a length of 0 is a missing key.
+	x.missedIf(err == nil && n == 0, x.arg(1))
+	x.replyInt(n, err)
 }
 
 func cmdLIndex(x *ctx) {
+	// Redis looks the key up before it reads the index.
+	x.keyMiss(x.arg(1))
 	i, ok := rconv.ParseInt(x.arg(2))
 	if !ok {
 		// Redis looks the key up before it parses the index.
@@ -213,6 +241,7 @@ func cmdLRange(x *ctx) {
 	if !ok {
 		return
 	}
+	x.keyMiss(x.arg(1))
 	err := x.tx.LRangeEach(x.db(), x.arg(1), start, stop,
 		func(n int) { x.w.Array(n) },
 		func(item []byte) { x.w.Bulk(item) })
@@ -231,6 +260,7 @@ func cmdLSet(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notify(notify.List, "lset", x.arg(1))
 	x.ok()
 }
 
@@ -244,7 +274,11 @@ func cmdLInsert(x *ctx) {
 		x.syntaxError()
 		return
 	}
-	x.replyInt(x.tx.LInsert(x.db(), x.arg(1), after, x.arg(3), x.arg(4)))
+	n, err := x.tx.LInsert(x.db(), x.arg(1), after, x.arg(3), x.arg(4))
+	if err == nil && n > 0 {
+		x.notify(notify.List, "linsert", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdLRem(x *ctx) {
@@ -253,7 +287,11 @@ func cmdLRem(x *ctx) {
 		x.notInteger()
 		return
 	}
-	x.replyInt(x.tx.LRem(x.db(), x.arg(1), count, x.arg(3)))
+	n, err := x.tx.LRem(x.db(), x.arg(1), count, x.arg(3))
+	if err == nil && n > 0 {
+		x.notifyEmptying(notify.List, "lrem", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdLTrim(x *ctx) {
@@ -261,9 +299,22 @@ func cmdLTrim(x *ctx) {
 	if !ok {
 		return
 	}
+	// LTRIM reports "ltrim" whenever the list exists, trimmed or not.
+	existed := false
+	if x.tx.Notifies(notify.List | notify.Generic) {
+		ok, err := x.tx.Exists(x.db(), x.arg(1))
+		if err != nil {
+			x.storeError(err)
+			return
+		}
+		existed = ok
+	}
 	if err := x.tx.LTrim(x.db(), x.arg(1), start, stop); err != nil {
 		x.storeError(err)
 		return
+	}
+	if existed {
+		x.notifyEmptying(notify.List, "ltrim", x.arg(1))
 	}
 	x.ok()
 }
@@ -315,6 +366,7 @@ func cmdLPos(x *ctx) {
 	if !withCount {
 		a.Count = 1
 	}
+	x.keyMiss(x.arg(1))
 	pos, err := x.tx.LPos(x.db(), x.arg(1), x.arg(2), a)
 	switch {
 	case err != nil:
@@ -363,6 +415,11 @@ func listMove(x *ctx, from, to store.ListEnd, timeoutArg []byte) {
 		if _, serr := x.tx.LLen(x.db(), x.arg(1)); serr == store.ErrWrongType {
 			found, err = false, nil
 		}
+	}
+	if err == nil && found {
+		// Redis pushes before it pops: the destination's event first.
+		x.notify(notify.List, pushEvent(to), x.arg(2))
+		x.notifyEmptying(notify.List, popEvent(from), x.arg(1))
 	}
 	switch {
 	case err != nil:
@@ -437,6 +494,9 @@ func listMPop(x *ctx, at int, blocking bool) {
 		}
 	}
 	key, items, err := x.tx.ListMPop(x.db(), keys, end, count, x.woken)
+	if err == nil && key != nil {
+		x.notifyEmptying(notify.List, popEvent(end), key)
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -464,6 +524,9 @@ func blockingPop(x *ctx, end store.ListEnd) {
 	}
 	keys := x.args[1:last]
 	key, items, err := x.tx.ListMPop(x.db(), keys, end, 1, x.woken)
+	if err == nil && key != nil {
+		x.notifyEmptying(notify.List, popEvent(end), key)
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)

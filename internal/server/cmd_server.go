@@ -260,6 +260,7 @@ func (s *Server) resetStats() {
 	s.stats.reads.Store(0)
 	s.stats.writes.Store(0)
 	s.stats.rejected.Store(0)
+	s.stats.authFailures.Store(0)
 	s.stats.errors.reset()
 	st := s.st.Stats()
 	st.ExpiredKeys.Store(0)
@@ -540,6 +541,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			// Redis 7.4's field: clients closed for their output buffer
 			// limit (client-output-buffer-limit).
 			{"client_output_buffer_limit_disconnections", itoa(s.ps.obufDisconnects.Load())},
+			{"acl_access_denied_auth", itoa(s.stats.authFailures.Load())},
 		}
 	case "replication":
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}

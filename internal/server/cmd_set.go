@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -25,11 +26,11 @@ func setCommands() []cmdEntry {
 		withTwoKeySpecs(def("smove", 4, write|fast, keys{1, 2, 1}, setCat, "set", "1.0.0", "Moves a member from one set to another.", cmdSMove), rw|acc|del, rw|ins, false),
 		withTips(withKeyFlags(def("sinter", -2, readonly, all, setCat, "set", "1.0.0", "Returns the intersect of multiple sets.", cmdSInter), ro|acc), tipOutputOrder),
 		setNumKeysEntry(def("sintercard", -3, readonly, noKeys, setCat, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets.", cmdSInterCard), ro|acc),
-		withTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore)), rw|upd, ro|acc, true),
+		withTwoKeySpecs(def("sinterstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the intersect of multiple sets in a key.", setStoreCmd((*store.Tx).SInterStore, "sinterstore")), rw|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sunion", -2, readonly, all, setCat, "set", "1.0.0", "Returns the union of multiple sets.", cmdSUnion), ro|acc), tipOutputOrder),
-		withTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore)), ow|upd, ro|acc, true),
+		withTwoKeySpecs(def("sunionstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the union of multiple sets in a key.", setStoreCmd((*store.Tx).SUnionStore, "sunionstore")), ow|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sdiff", -2, readonly, all, setCat, "set", "1.0.0", "Returns the difference of multiple sets.", cmdSDiff), ro|acc), tipOutputOrder),
-		withTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore)), ow|upd, ro|acc, true),
+		withTwoKeySpecs(def("sdiffstore", -3, write|denyoom, all, setCat, "set", "1.0.0", "Stores the difference of multiple sets in a key.", setStoreCmd((*store.Tx).SDiffStore, "sdiffstore")), ow|upd, ro|acc, true),
 		withTips(withKeyFlags(def("sscan", -3, readonly, one, setCat, "set", "2.8.0", "Iterates over members of a set.", cmdSScan), ro|acc), tipOutput),
 	}
 	for i := range e {
@@ -56,18 +57,28 @@ func setNumKeysEntry(e cmdEntry, f command.KeyFlag) cmdEntry {
 }
 
 func cmdSAdd(x *ctx) {
-	x.replyInt(x.tx.SAdd(x.db(), x.arg(1), x.args[2:]))
+	n, err := x.tx.SAdd(x.db(), x.arg(1), x.args[2:])
+	if err == nil && n > 0 {
+		x.notify(notify.Set, "sadd", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdSRem(x *ctx) {
-	x.replyInt(x.tx.SRem(x.db(), x.arg(1), x.args[2:]))
+	n, err := x.tx.SRem(x.db(), x.arg(1), x.args[2:])
+	if err == nil && n > 0 {
+		x.notifyEmptying(notify.Set, "srem", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdSIsMember(x *ctx) {
+	x.keyMiss(x.arg(1))
 	x.replyBool(x.tx.SIsMember(x.db(), x.arg(1), x.arg(2)))
 }
 
 func cmdSMIsMember(x *ctx) {
+	x.keyMiss(x.arg(1))
 	in, err := x.tx.SMIsMember(x.db(), x.arg(1), x.args[2:])
 	if err != nil {
 		x.storeError(err)
@@ -80,10 +91,13 @@ func cmdSMIsMember(x *ctx) {
 }
 
 func cmdSCard(x *ctx) {
-	x.replyInt(x.tx.SCard(x.db(), x.arg(1)))
+	n, err := x.tx.SCard(x.db(), x.arg(1))
+	x.missedIf(err == nil && n == 0, x.arg(1))
+	x.replyInt(n, err)
 }
 
 func cmdSMembers(x *ctx) {
+	x.keyMiss(x.arg(1))
 	err := x.tx.SMembers(x.db(), x.arg(1),
 		func(n int64) { x.w.Set(int(n)) },
 		func(m []byte) { x.w.Bulk(m) })
@@ -107,7 +121,11 @@ func setMembersReply(x *ctx, ms [][]byte, err error) {
 func cmdSPop(x *ctx) {
 	switch len(x.args) {
 	case 2:
-		x.replyBulkOrNil(x.tx.SPop(x.db(), x.arg(1)))
+		m, ok, err := x.tx.SPop(x.db(), x.arg(1))
+		if err == nil && ok {
+			x.notifyEmptying(notify.Set, "spop", x.arg(1))
+		}
+		x.replyBulkOrNil(m, ok, err)
 		return
 	case 3:
 	default:
@@ -122,12 +140,16 @@ func cmdSPop(x *ctx) {
 		return
 	}
 	ms, err := x.tx.SPopCount(x.db(), x.arg(1), count)
+	if err == nil && len(ms) > 0 {
+		x.notifyEmptying(notify.Set, "spop", x.arg(1))
+	}
 	setMembersReply(x, ms, err)
 }
 
 func cmdSRandMember(x *ctx) {
 	switch len(x.args) {
 	case 2:
+		x.keyMiss(x.arg(1))
 		x.replyBulkOrNil(x.tx.SRandMember(x.db(), x.arg(1)))
 		return
 	case 3:
@@ -144,6 +166,7 @@ func cmdSRandMember(x *ctx) {
 		x.errorReply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 		return
 	}
+	x.keyMiss(x.arg(1))
 	distinct := count >= 0
 	n := uint64(count)
 	if !distinct {
@@ -156,7 +179,7 @@ func cmdSRandMember(x *ctx) {
 		func(k uint64) { x.w.Array(int(k)) },
 		func(m []byte) bool {
 			x.w.Bulk(m)
-			return !x.cl.killed.Load()
+			return !x.clientGone()
 		})
 	if err != nil {
 		x.storeError(err)
@@ -168,16 +191,19 @@ func cmdSMove(x *ctx) {
 }
 
 func cmdSInter(x *ctx) {
+	x.keyMiss(x.args[1:]...)
 	ms, err := x.tx.SInter(x.db(), x.args[1:])
 	setMembersReply(x, ms, err)
 }
 
 func cmdSUnion(x *ctx) {
+	x.keyMiss(x.args[1:]...)
 	ms, err := x.tx.SUnion(x.db(), x.args[1:])
 	setMembersReply(x, ms, err)
 }
 
 func cmdSDiff(x *ctx) {
+	x.keyMiss(x.args[1:]...)
 	ms, err := x.tx.SDiff(x.db(), x.args[1:])
 	setMembersReply(x, ms, err)
 }
@@ -208,18 +234,22 @@ func cmdSInterCard(x *ctx) {
 		x.syntaxError()
 		return
 	}
+	x.keyMiss(keys...)
 	x.replyInt(x.tx.SInterCard(x.db(), keys, limit))
 }
 
 // setStoreCmd is SINTERSTORE, SUNIONSTORE or SDIFFSTORE: destination, then
 // the source keys.
-func setStoreCmd(op func(tx *store.Tx, db int, dst []byte, keys [][]byte) (int64, error)) handler {
+func setStoreCmd(op func(tx *store.Tx, db int, dst []byte, keys [][]byte) (int64, error), event string) handler {
 	return func(x *ctx) {
+		x.keyMiss(x.args[2:]...)
+		existed := x.destinationExists()
 		n, err := op(x.tx, x.db(), x.arg(1), x.args[2:])
 		if err != nil {
 			x.storeError(err)
 			return
 		}
+		x.notifyStore(notify.Set, event, n, existed)
 		x.w.Int(n)
 	}
 }

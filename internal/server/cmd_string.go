@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -40,7 +41,9 @@ func stringCommands() []cmdEntry {
 }
 
 func cmdGet(x *ctx) {
-	x.replyBulkOrNil(x.tx.GetString(x.db(), x.arg(1)))
+	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
+	x.missedIf(!ok && err == nil, x.arg(1))
+	x.replyBulkOrNil(v, ok, err)
 }
 
 // expireUnit says how an expiry argument is given.
@@ -155,7 +158,14 @@ func cmdSet(x *ctx) {
 			return
 		}
 	}
+	if a.Get {
+		// SET ... GET reads the key as GET does, before it writes.
+		x.keyMiss(x.arg(1))
+	}
 	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), a)
+	if err == nil {
+		x.notifySet(res, a.ExpireMs)
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -174,6 +184,7 @@ func cmdSetNX(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notifySet(res, 0)
 	x.w.Int(boolInt(res.Written))
 }
 
@@ -185,20 +196,33 @@ func setWithExpiry(x *ctx, u expireUnit, cmd string) {
 	if !ok {
 		return
 	}
-	if _, err := x.tx.SetString(x.db(), x.arg(1), x.arg(3), store.SetArgs{ExpireMs: d}); err != nil {
+	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(3), store.SetArgs{ExpireMs: d})
+	if err != nil {
 		x.storeError(err)
 		return
 	}
+	x.notifySet(res, d)
 	x.ok()
 }
 
 func cmdGetSet(x *ctx) {
+	x.keyMiss(x.arg(1))
 	res, err := x.tx.SetString(x.db(), x.arg(1), x.arg(2), store.SetArgs{Get: true})
+	if err == nil {
+		x.notifySet(res, 0)
+	}
 	x.replyBulkOrNil(res.Old, res.OldFound, err)
 }
 
 func cmdGetDel(x *ctx) {
-	x.replyBulkOrNil(x.tx.GetDel(x.db(), x.arg(1)))
+	v, ok, err := x.tx.GetDel(x.db(), x.arg(1))
+	if err == nil {
+		x.missedIf(!ok, x.arg(1))
+		if ok {
+			x.notify(notify.Generic, "del", x.arg(1))
+		}
+	}
+	x.replyBulkOrNil(v, ok, err)
 }
 
 func cmdGetEx(x *ctx) {
@@ -216,6 +240,7 @@ func cmdGetEx(x *ctx) {
 		x.storeError(err)
 		return
 	case !found:
+		x.missed(x.arg(1))
 		x.w.NullBulk()
 		return
 	}
@@ -227,9 +252,27 @@ func cmdGetEx(x *ctx) {
 		act.Set = true
 	}
 	if act.Set || act.Persist {
+		// PERSIST is an event only when the key had a deadline.
+		hadDeadline := false
+		if act.Persist && x.tx.Notifies(notify.Generic) {
+			d, err := x.tx.Deadline(x.db(), x.arg(1))
+			if err != nil {
+				x.storeError(err)
+				return
+			}
+			hadDeadline = d > 0
+		}
 		if v, _, err = x.tx.GetEx(x.db(), x.arg(1), act); err != nil {
 			x.storeError(err)
 			return
+		}
+		switch {
+		case act.Set && act.ExpireMs <= x.tx.NowMs:
+			x.notify(notify.Generic, "del", x.arg(1))
+		case act.Set:
+			x.notify(notify.Generic, "expire", x.arg(1))
+		case hadDeadline:
+			x.notify(notify.Generic, "persist", x.arg(1))
 		}
 	}
 	x.w.Bulk(v)
@@ -239,6 +282,7 @@ func cmdMGet(x *ctx) {
 	x.w.Array(len(x.args) - 1)
 	for _, k := range x.args[1:] {
 		v, ok, err := x.tx.GetString(x.db(), k)
+		x.missedIf(!ok && err == nil, k)
 		switch {
 		case err == store.ErrWrongType, err == nil && !ok:
 			// MGET answers nil for keys that are not strings.
@@ -273,15 +317,20 @@ func cmdMSetNX(x *ctx) {
 }
 
 func cmdAppend(x *ctx) {
-	x.replyInt(x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen()))
+	n, err := x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen())
+	if err == nil {
+		x.notify(notify.String, "append", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdStrlen(x *ctx) {
-	v, _, err := x.tx.GetString(x.db(), x.arg(1))
+	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
 	if err != nil {
 		x.storeError(err)
 		return
 	}
+	x.missedIf(!ok, x.arg(1))
 	x.w.Int(int64(len(v)))
 }
 
@@ -311,7 +360,11 @@ func cmdDecrBy(x *ctx) {
 }
 
 func incrBy(x *ctx, delta int64) {
-	x.replyInt(x.tx.IncrBy(x.db(), x.arg(1), delta))
+	n, err := x.tx.IncrBy(x.db(), x.arg(1), delta)
+	if err == nil {
+		x.notify(notify.String, "incrby", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdIncrByFloat(x *ctx) {
@@ -322,6 +375,7 @@ func cmdIncrByFloat(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notify(notify.String, "incrbyfloat", x.arg(1))
 	x.w.Bulk(v)
 }
 
@@ -332,11 +386,12 @@ func cmdGetRange(x *ctx) {
 		x.notInteger()
 		return
 	}
-	v, _, err := x.tx.GetString(x.db(), x.arg(1))
+	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
 	if err != nil {
 		x.storeError(err)
 		return
 	}
+	x.missedIf(!ok, x.arg(1))
 	x.w.Bulk(substring(v, start, end))
 }
 
@@ -373,7 +428,11 @@ func cmdSetRange(x *ctx) {
 		x.errorReply(string(store.ErrOffsetRange))
 		return
 	}
-	x.replyInt(x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen()))
+	n, err := x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen())
+	if err == nil && len(x.arg(3)) > 0 {
+		x.notify(notify.String, "setrange", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdLCS(x *ctx) {
@@ -454,7 +513,8 @@ func cmdLCS(x *ctx) {
 func (x *ctx) lcsInputs() (a, b []byte, ok bool) {
 	wrongType := false
 	for i, dst := range []*[]byte{&a, &b} {
-		v, _, err := x.tx.GetString(x.db(), x.arg(1+i))
+		v, found, err := x.tx.GetString(x.db(), x.arg(1+i))
+		x.missedIf(!found && err == nil, x.arg(1+i))
 		switch {
 		case err == store.ErrWrongType:
 			wrongType = true
@@ -541,4 +601,22 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// notifySet records SET's events: "set" when it wrote, and "expire" when
+// it was given a deadline. A deadline already past leaves the key absent
+// here, where Redis stores it and reclaims it moments later: "expired"
+// follows at once.
+func (x *ctx) notifySet(res store.SetResult, deadline int64) {
+	if !res.Written {
+		return
+	}
+	x.notify(notify.String, "set", x.arg(1))
+	if deadline == 0 {
+		return
+	}
+	x.notify(notify.Generic, "expire", x.arg(1))
+	if deadline <= x.tx.NowMs {
+		x.notify(notify.Expired, "expired", x.arg(1))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -380,6 +381,9 @@ flags:
 		pairs[j] = store.ZMember{Score: s, Member: x.arg(i + 2*j + 1)}
 	}
 	res, err := x.tx.ZAdd(x.db(), x.arg(1), a, pairs)
+	if err == nil {
+		x.notifyZAdd(res, a.Incr)
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -405,18 +409,26 @@ func cmdZIncrBy(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.notifyZAdd(res, true)
 	x.w.Double(res.Score)
 }
 
 func cmdZRem(x *ctx) {
-	x.replyInt(x.tx.ZRem(x.db(), x.arg(1), x.args[2:]))
+	n, err := x.tx.ZRem(x.db(), x.arg(1), x.args[2:])
+	if err == nil && n > 0 {
+		x.notifyEmptying(notify.ZSet, "zrem", x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 func cmdZCard(x *ctx) {
-	x.replyInt(x.tx.ZCard(x.db(), x.arg(1)))
+	n, err := x.tx.ZCard(x.db(), x.arg(1))
+	x.missedIf(err == nil && n == 0, x.arg(1))
+	x.replyInt(n, err)
 }
 
 func cmdZScore(x *ctx) {
+	x.keyMiss(x.arg(1))
 	s, ok, err := x.tx.ZScore(x.db(), x.arg(1), x.arg(2))
 	switch {
 	case err != nil:
@@ -429,6 +441,7 @@ func cmdZScore(x *ctx) {
 }
 
 func cmdZMScore(x *ctx) {
+	x.keyMiss(x.arg(1))
 	scores, found, err := x.tx.ZMScore(x.db(), x.arg(1), x.args[2:])
 	if err != nil {
 		x.storeError(err)
@@ -451,6 +464,7 @@ func cmdZCount(x *ctx) {
 		x.errorReply(errZRangeFloat)
 		return
 	}
+	x.keyMiss(x.arg(1))
 	x.replyInt(x.tx.ZCount(x.db(), x.arg(1), min, max))
 }
 
@@ -461,6 +475,7 @@ func cmdZLexCount(x *ctx) {
 		x.errorReply(errZLexRange)
 		return
 	}
+	x.keyMiss(x.arg(1))
 	x.replyInt(x.tx.ZLexCount(x.db(), x.arg(1), min, max))
 }
 
@@ -481,6 +496,7 @@ func zrank(x *ctx, rev bool) {
 		}
 		withScore = true
 	}
+	x.keyMiss(x.arg(1))
 	rank, score, ok, err := x.tx.ZRank(x.db(), x.arg(1), x.arg(2), rev)
 	switch {
 	case err != nil:
@@ -590,12 +606,15 @@ func zrangeGeneric(x *ctx, argStart int, dst bool, kind zrangeKind, dir zrangeDi
 	if !zparseRange(x, kind, x.arg(minIdx), x.arg(maxIdx), &r) {
 		return
 	}
+	x.keyMiss(x.arg(argStart))
 	if dst {
+		existed := x.destinationExists()
 		n, err := x.tx.ZRangeStore(x.db(), x.arg(1), x.arg(argStart), r)
 		if err != nil {
 			x.storeError(err)
 			return
 		}
+		x.notifyStore(notify.ZSet, "zrangestore", n, existed)
 		x.w.Int(n)
 		return
 	}
@@ -654,7 +673,18 @@ func zremRange(x *ctx, by store.ZRangeBy) {
 	if !zparseRange(x, kind, x.arg(2), x.arg(3), &r) {
 		return
 	}
-	x.replyInt(x.tx.ZRemRange(x.db(), x.arg(1), r))
+	n, err := x.tx.ZRemRange(x.db(), x.arg(1), r)
+	if err == nil && n > 0 {
+		event := "zremrangebyrank"
+		switch by {
+		case store.ZByScore:
+			event = "zremrangebyscore"
+		case store.ZByLex:
+			event = "zremrangebylex"
+		}
+		x.notifyEmptying(notify.ZSet, event, x.arg(1))
+	}
+	x.replyInt(n, err)
 }
 
 // --- Pops --------------------------------------------------------------------------
@@ -681,6 +711,7 @@ func zpop(x *ctx, highest bool) {
 		x.storeError(err)
 		return
 	}
+	x.notifyZPop(x.arg(1), highest, len(ms))
 	replyZPop(x, ms, len(x.args) == 3 && x.w.Protocol() == 3)
 }
 
@@ -730,6 +761,9 @@ func cmdZMPop(x *ctx) {
 		return
 	}
 	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, count, false)
+	if err == nil && i >= 0 {
+		x.notifyZPop(keys[i], highest, len(ms))
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -760,6 +794,9 @@ func bzpop(x *ctx, highest bool) {
 	}
 	keys := x.args[1:last]
 	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, 1, x.woken)
+	if err == nil && i >= 0 {
+		x.notifyZPop(keys[i], highest, len(ms))
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -786,6 +823,9 @@ func cmdBZMPop(x *ctx) {
 		return
 	}
 	i, ms, err := x.tx.ZMPop(x.db(), keys, highest, count, x.woken)
+	if err == nil && i >= 0 {
+		x.notifyZPop(keys[i], highest, len(ms))
+	}
 	switch {
 	case err != nil:
 		x.storeError(err)
@@ -804,6 +844,7 @@ const zrandChunk = 1 << 16
 
 func cmdZRandMember(x *ctx) {
 	if len(x.args) == 2 {
+		x.keyMiss(x.arg(1))
 		m, ok, err := x.tx.ZRandMember(x.db(), x.arg(1))
 		x.replyBulkOrNil(m.Member, ok, err)
 		return
@@ -829,6 +870,7 @@ func cmdZRandMember(x *ctx) {
 			return
 		}
 	}
+	x.keyMiss(x.arg(1))
 	if count >= 0 {
 		ms, err := x.tx.ZRandMembers(x.db(), x.arg(1), count)
 		if err != nil {
@@ -857,6 +899,9 @@ func cmdZRandMember(x *ctx) {
 		x.w.Array(int(total))
 	}
 	for left := total; left > 0; {
+		if x.clientGone() {
+			return
+		}
 		n := min(left, zrandChunk)
 		ms, err := s.Draw(int(n))
 		if err != nil {
@@ -910,6 +955,8 @@ func zsetOp(x *ctx, op store.ZSetOp, dst, card bool) {
 		return
 	}
 	keys := x.args[at+1 : at+1+int(n)]
+	// Redis looks the sources up before it reads the options.
+	x.keyMiss(keys...)
 	var weights []float64
 	agg := store.ZSum
 	withScores := false
@@ -972,11 +1019,20 @@ func zsetOp(x *ctx, op store.ZSetOp, dst, card bool) {
 		}
 		x.w.Int(c)
 	case dst:
+		existed := x.destinationExists()
 		c, err := x.tx.ZSetOperateStore(x.db(), x.arg(1), op, keys, weights, agg)
 		if err != nil {
 			x.storeError(err)
 			return
 		}
+		event := "zunionstore"
+		switch op {
+		case store.ZInter:
+			event = "zinterstore"
+		case store.ZDiff:
+			event = "zdiffstore"
+		}
+		x.notifyStore(notify.ZSet, event, c, existed)
 		x.w.Int(c)
 	default:
 		ms, err := x.tx.ZSetOperate(x.db(), op, keys, weights, agg)
@@ -1018,4 +1074,30 @@ func zsetKeyExists(x *ctx) (found, ok bool) {
 		return false, false
 	}
 	return n != 0, true
+}
+
+// notifyZAdd records ZADD's event: "zadd", or "zincr" for ZINCRBY and ZADD
+// INCR, when a member was added or its score changed.
+func (x *ctx) notifyZAdd(res store.ZAddResult, incr bool) {
+	if res.Added+res.Updated == 0 {
+		return
+	}
+	if incr {
+		x.notify(notify.ZSet, "zincr", x.arg(1))
+	} else {
+		x.notify(notify.ZSet, "zadd", x.arg(1))
+	}
+}
+
+// notifyZPop records a pop of n members from key ("zpopmin" or "zpopmax"),
+// then "del" if it took the last.
+func (x *ctx) notifyZPop(key []byte, highest bool, n int) {
+	if n == 0 {
+		return
+	}
+	if highest {
+		x.notifyEmptying(notify.ZSet, "zpopmax", key)
+	} else {
+		x.notifyEmptying(notify.ZSet, "zpopmin", key)
+	}
 }

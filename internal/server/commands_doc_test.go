@@ -50,6 +50,12 @@ func TestCommandsDocIsCurrent(t *testing.T) {
 	b.WriteString("(`go test ./internal/server -run TestCommandsDocIsCurrent -update`).\n")
 	b.WriteString("A command not listed here is not implemented and answers\n")
 	b.WriteString("`-ERR unknown command`. Behaviour follows Redis 7 unless the notes say otherwise.\n")
+	b.WriteString("\nKeyspace notifications (`notify-keyspace-events`): every command publishes the\n")
+	b.WriteString("events Redis 7.2 publishes — same names, classes, order and conditions, \"new\" and\n")
+	b.WriteString("\"keymiss\" included — once its writes are committed (a MULTI/EXEC's at EXEC);\n")
+	b.WriteString("HEXPIRE, HPERSIST and the field reclaimer follow Redis 7.4, HGETDEL, HGETEX and\n")
+	b.WriteString("HSETEX Redis 8. Expired keys and hash fields are reported (\"expired\", \"hexpired\")\n")
+	b.WriteString("when the background reclaimer removes them, not when a read finds them expired.\n")
 	groups := map[string][]string{}
 	var names []string
 	for _, spec := range srv.table.All() {

@@ -30,7 +30,9 @@ type client struct {
 	db        atomic.Int64
 	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
 	authed    atomic.Bool
-	resp3     atomic.Bool
+	// everAuthed is set once the client authenticated with a password.
+	everAuthed atomic.Bool
+	resp3      atomic.Bool
 
 	mu      sync.Mutex
 	name    string
@@ -221,6 +223,7 @@ func (c *client) serve() {
 	}()
 	for {
 		c.r.MaxBulkLen = c.srv.cfg.ProtoMaxBulkLen()
+		c.r.MaxQueryBuf = c.srv.cfg.ClientQueryBufferLimit()
 		c.r.Unauthenticated = c.authRequired()
 		args, err := c.r.ReadCommand()
 		if err != nil {
@@ -232,6 +235,8 @@ func (c *client) serve() {
 				c.srv.replyError(c.w, "ERR "+pe.Error())
 				_ = c.w.Flush()
 				c.srv.log.Debug("protocol error; connection closed", "client", c.id, "addr", c.raddr, "err", pe.Error())
+			} else if errors.Is(err, resp.ErrQueryBufLimit) {
+				c.srv.queryBufLimitReached(c)
 			} else if !errors.Is(err, io.EOF) && !c.killed.Load() {
 				c.srv.log.Debug("client read", "client", c.id, "err", err)
 			}
@@ -249,6 +254,9 @@ func (c *client) serve() {
 			c.takePushes()
 		}
 		c.srv.dispatch(c, args)
+		if c.srv.unauthRepliesPiledUp(c) {
+			return
+		}
 		if c.quit {
 			_ = c.w.Flush()
 			return

@@ -80,8 +80,9 @@ type ctx struct {
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
 	// afterCommit, set by a handler, runs once its writes are committed
-	// (not for plain writes, which may share a pipeline's commit).
-	afterCommit func()
+	// (not for plain writes, which may share a pipeline's commit);
+	// commitFailed runs instead when the commit fails.
+	afterCommit, commitFailed func()
 	// deferred collects, for a command inside an atomic group (MULTI/EXEC,
 	// a script), what must wait for the group's commit (see later).
 	deferred *[]func()
@@ -92,6 +93,8 @@ type ctx struct {
 	woken bool
 	// scriptDB, inside a script, is the script's own selected database.
 	scriptDB *int
+	// group is the atomic group running the command, nil outside one.
+	group *group
 }
 
 // later runs fn once the command's effects are visible to other clients:
@@ -172,6 +175,11 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		return
 	}
 	if msg := c.subscribedModeError(spec); msg != "" {
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
+	if msg := s.busyError(spec, args); msg != "" {
 		e.stats.rejected.Add(1)
 		s.reject(c, msg)
 		return
@@ -288,6 +296,9 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 				// prepared and report the failure instead.
 				w.Truncate(mark)
 				x.internalError(err)
+				if x.commitFailed != nil {
+					x.commitFailed()
+				}
 			} else {
 				c.needSync = c.needSync || x.tx.SyncPending
 				s.keysModified(x.tx, c)
@@ -303,6 +314,12 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		w.Release()
 	}
 	if x.tx != nil {
+		// A command that wrote nothing may have recorded "keymiss"
+		// events: with no commit to wait for they go out now, as Redis
+		// publishes them while the command runs, error reply or not.
+		if x.tx.HasEvents() {
+			s.publishEvents(x.tx)
+		}
 		x.tx.Close()
 		x.tx = nil
 	}

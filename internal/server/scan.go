@@ -57,6 +57,7 @@ func collectionScanStart(x *ctx, exists func(*ctx) (found, ok bool), noValues bo
 		return 0, o, false
 	}
 	if !found {
+		x.missed(x.arg(1))
 		replyScanHeader(x, 0, 0)
 		return 0, o, false
 	}

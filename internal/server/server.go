@@ -14,12 +14,16 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/script"
 	"github.com/cairndb/cairn/internal/store"
 )
 
@@ -45,6 +49,9 @@ type Server struct {
 	watches watches
 	// tracking is the CLIENT TRACKING table.
 	tracking tracker
+	// scripts runs Lua scripts and functions; runs are those in progress.
+	scripts *script.Engine
+	runs    scriptRuns
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
@@ -78,7 +85,10 @@ type serverStats struct {
 	// total_writes_processed).
 	reads  atomic.Int64
 	writes atomic.Int64
-	errors errorStats
+	// authFailures counts AUTH and HELLO AUTH refused for a wrong user or
+	// password (INFO's acl_access_denied_auth).
+	authFailures atomic.Int64
+	errors       errorStats
 }
 
 // Options configures New.
@@ -108,6 +118,7 @@ func New(o Options) *Server {
 	}
 	s.durable.s = s
 	s.initPubSub()
+	s.initScripting()
 	if s.st != nil {
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
@@ -119,7 +130,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -187,9 +198,12 @@ func (s *Server) Serve(ln net.Listener) error {
 			if closing {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if acceptRetriable(err) {
+				// Out of descriptors or memory, as net/http's server does:
+				// keep serving the clients we have, and try again after a
+				// growing pause, until some are freed.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("Accepting client connection: "+err.Error(), "retry_in", delay)
 				time.Sleep(delay)
 				continue
 			}
@@ -198,6 +212,22 @@ func (s *Server) Serve(ln net.Listener) error {
 		delay = 0
 		s.accept(nc)
 	}
+}
+
+// acceptRetriable reports whether an Accept error passes: a timeout, a
+// connection reset before it was accepted, or a shortage of descriptors,
+// buffers or memory that closing connections will end.
+func acceptRetriable(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) accept(nc net.Conn) {
@@ -233,12 +263,33 @@ func (s *Server) forget(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
 	s.mu.Unlock()
+	// A client that sent a huge request leaves its memory to the garbage
+	// collector, which returns it to the system only slowly; past
+	// releaseToOS it is returned at once.
+	if c.r.Release() >= releaseToOS {
+		go debug.FreeOSMemory()
+	}
 	s.conns.Done()
+}
+
+// releaseToOS is how much memory a departing client's request must have
+// held for it to be handed back to the operating system at once: a full
+// garbage collection is worth it only for a rare, large amount.
+const releaseToOS = 64 << 20
+
+// queryBufLimitReached logs a client closed for a request holding more
+// than client-query-buffer-limit, with Redis's line.
+func (s *Server) queryBufLimitReached(c *client) {
+	s.log.Warn("Closing client that reached max query buffer length: " + c.describe() +
+		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
 }
 
 // Shutdown stops accepting, closes every connection and waits for their
 // goroutines, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
+	// Redis, so its client's connection can end.
+	s.runs.cancelAll()
 	s.mu.Lock()
 	s.closing = true
 	for _, ln := range s.listeners {
@@ -253,6 +304,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.conns.Wait()
 		// Every client waited for its queued replies before it ended.
 		s.durable.close()
+		s.scripts.Close()
 		close(done)
 	}()
 	select {

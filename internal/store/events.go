@@ -41,6 +41,15 @@ func (tx *Tx) Notify(class notify.Class, name string, db int, key []byte) {
 	tx.events = append(tx.events, event{class: class, name: name, db: db, end: len(tx.eventBuf)})
 }
 
+// Notifies reports whether events of class are recorded now, so a caller
+// can skip work (an extra lookup) that only an event needs.
+func (tx *Tx) Notifies(class notify.Class) bool {
+	return notify.Class(tx.s.notify.Load()).Publishes(class)
+}
+
+// HasEvents reports whether the Tx recorded any event.
+func (tx *Tx) HasEvents() bool { return len(tx.events) > 0 }
+
 // EachEvent calls fn with every event recorded, in order. key is valid
 // until the Tx is closed.
 func (tx *Tx) EachEvent(fn func(class notify.Class, name string, db int, key []byte)) {

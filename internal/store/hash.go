@@ -12,6 +12,7 @@ import (
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -734,6 +735,7 @@ func (tx *Tx) HGetEx(db int, key []byte, fields [][]byte, act ExpireAction) ([][
 	if err != nil || !h.Exists {
 		return out, err
 	}
+	updated, deleted := false, false
 	for i, f := range fields {
 		old, err := tx.hashRecord(h, f)
 		if err != nil {
@@ -745,17 +747,33 @@ func (tx *Tx) HGetEx(db int, key []byte, fields [][]byte, act ExpireAction) ([][
 		out[i] = old.value
 		switch {
 		case act.Set && fieldDeadlinePast(act.ExpireMs, tx.NowMs):
-			err = tx.hashDelField(h, f, old)
+			err, deleted = tx.hashDelField(h, f, old), true
 		case act.Set:
-			err = tx.hashSetField(h, f, old.value, act.ExpireMs, old)
+			err, updated = tx.hashSetField(h, f, old.value, act.ExpireMs, old), true
 		case act.Persist && old.expire != 0:
-			err = tx.hashSetField(h, f, old.value, 0, old)
+			err, updated = tx.hashSetField(h, f, old.value, 0, old), true
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return out, tx.hashFinish(h)
+	if err := tx.hashFinish(h); err != nil {
+		return nil, err
+	}
+	// Redis 8's HGETEX events: one for what changed, "del" if nothing is
+	// left.
+	switch {
+	case updated && act.Persist:
+		tx.Notify(notify.Hash, "hpersist", db, key)
+	case updated:
+		tx.Notify(notify.Hash, "hexpire", db, key)
+	case deleted:
+		tx.Notify(notify.Hash, "hdel", db, key)
+	}
+	if deleted && !h.Exists {
+		tx.Notify(notify.Generic, "del", db, key)
+	}
+	return out, nil
 }
 
 // HSetExArgs are HSETEX's options.
@@ -778,6 +796,7 @@ func (tx *Tx) HSetEx(db int, key []byte, pairs [][]byte, a HSetExArgs) (bool, er
 	if err != nil {
 		return false, err
 	}
+	fresh := !h.Exists
 	if a.Cond != SetAlways {
 		for i := 0; i+1 < len(pairs); i += 2 {
 			old, err := tx.hashRecord(h, pairs[i])
@@ -815,7 +834,26 @@ func (tx *Tx) HSetEx(db int, key []byte, pairs [][]byte, a HSetExArgs) (bool, er
 			return false, err
 		}
 	}
-	return true, tx.hashFinish(h)
+	if err := tx.hashFinish(h); err != nil {
+		return false, err
+	}
+	// Redis 8's HSETEX events: "hset", then "hexpire" for a deadline or
+	// "hdel" for one already past, then "del" if that left nothing. A
+	// hash created and emptied at once was still created ("new").
+	if fresh && !h.Exists {
+		tx.Notify(notify.New, "new", db, key)
+	}
+	tx.Notify(notify.Hash, "hset", db, key)
+	switch {
+	case a.Expire && fieldDeadlinePast(a.ExpireMs, tx.NowMs):
+		tx.Notify(notify.Hash, "hdel", db, key)
+	case a.Expire:
+		tx.Notify(notify.Hash, "hexpire", db, key)
+	}
+	if !h.Exists {
+		tx.Notify(notify.Generic, "del", db, key)
+	}
+	return true, nil
 }
 
 // --- Random fields --------------------------------------------------------

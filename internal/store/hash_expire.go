@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 )
 
 // reapFieldsPerTx bounds the field records one reclaiming transaction
@@ -95,6 +96,7 @@ func (s *Store) reapFields(due []dueEntry) (int, []byte, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, nil, err
 	}
+	s.sinkEvents(tx)
 	return n, resume, nil
 }
 
@@ -170,6 +172,14 @@ func (tx *Tx) reapFieldsOf(d dueEntry, limit int) (int, []byte, error) {
 	// entry) or deletes it when no field is left.
 	if err := tx.save(h.collection); err != nil {
 		return 0, nil, err
+	}
+	if len(fields) > 0 {
+		// Redis's active field expiry: "hexpired", then "del" when the
+		// hash lost its last field.
+		tx.Notify(notify.Hash, "hexpired", db, key)
+		if !h.Exists {
+			tx.Notify(notify.Generic, "del", db, key)
+		}
 	}
 	var refiled []byte
 	if h.Meta.Size > 0 && next != 0 {

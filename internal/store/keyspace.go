@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/glob"
+	"github.com/cairndb/cairn/internal/notify"
 )
 
 // Exists reports whether key is live in db.
@@ -22,6 +23,8 @@ type KeyInfo struct {
 	Size     uint64
 	// Value is a string's value (aliasing a Tx buffer).
 	Value []byte
+	// Repr is how Redis would hold a string's value.
+	Repr encoding.StringRepr
 }
 
 // Lookup returns a live key's type, deadline and size.
@@ -30,7 +33,7 @@ func (tx *Tx) Lookup(db int, key []byte) (KeyInfo, bool, error) {
 	if err != nil || !ok {
 		return KeyInfo{}, false, err
 	}
-	return KeyInfo{Type: m.Type, ExpireMs: m.ExpireMs, Size: m.Size, Value: m.Value}, true, nil
+	return KeyInfo{Type: m.Type, ExpireMs: m.ExpireMs, Size: m.Size, Value: m.Value, Repr: m.Repr}, true, nil
 }
 
 // Delete removes key and reports whether it existed.
@@ -193,6 +196,15 @@ func (tx *Tx) ownedMeta(db int, key []byte) (encoding.Meta, bool, error) {
 // (dstDB, dst), replacing whatever dst held. A collection's sub-keys are
 // copied under a new version: O(size), as in Redis.
 func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []byte) error {
+	// Redis deletes a live destination and adds the copy as a new key:
+	// putMeta reports "new" only for an absent one.
+	if tx.Notifies(notify.New) {
+		if _, live, err := tx.meta(dstDB, dst); err != nil {
+			return err
+		} else if live {
+			tx.Notify(notify.New, "new", dstDB, dst)
+		}
+	}
 	if !m.Type.IsCollection() {
 		return tx.putMeta(dstDB, dst, &m)
 	}

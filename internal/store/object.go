@@ -16,7 +16,7 @@ func (tx *Tx) Encoding(db int, key []byte) (string, bool, error) {
 	}
 	switch m.Type {
 	case encoding.TypeString:
-		return StringEncoding(m.Value), true, nil
+		return StringEncoding(m.Value, m.Repr), true, nil
 	case encoding.TypeHash:
 		return tx.HashEncoding(db, key)
 	case encoding.TypeSet:

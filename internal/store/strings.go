@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 )
 
@@ -86,9 +87,16 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 	res.Written = true
 	if expire != 0 && expire <= tx.NowMs {
 		// A deadline already past: the key ends up absent, as Redis 7 does
-		// by deleting it instead of storing it.
-		_, err := tx.deleteKey(db, key)
-		return res, err
+		// by deleting it instead of storing it. Redis creates it first:
+		// a new key is still reported (after an expired record's
+		// "expired", which the deletion reports).
+		if _, err := tx.deleteKey(db, key); err != nil {
+			return res, err
+		}
+		if !exists {
+			tx.Notify(notify.New, "new", db, key)
+		}
+		return res, nil
 	}
 	return res, tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire, Value: value})
 }
@@ -111,6 +119,9 @@ func (tx *Tx) MSet(db int, pairs [][]byte, nx bool) (bool, error) {
 		if err := tx.putMeta(db, pairs[i], &encoding.Meta{Type: encoding.TypeString, Value: pairs[i+1]}); err != nil {
 			return false, err
 		}
+		// Each key's "set" follows its "new", as Redis sets them one by
+		// one.
+		tx.Notify(notify.String, "set", db, pairs[i])
 	}
 	return true, nil
 }
@@ -158,9 +169,10 @@ func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) 
 	return v, true, err
 }
 
-// updateString rewrites a string key's value, keeping its deadline.
-func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte) error {
-	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value})
+// updateString rewrites a string key's value, keeping its deadline; repr
+// is how Redis would now hold it (OBJECT ENCODING).
+func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte, repr encoding.StringRepr) error {
+	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value, Repr: repr})
 }
 
 // IncrBy adds delta to the integer in a string key (absent counts as 0).
@@ -181,7 +193,7 @@ func (tx *Tx) IncrBy(db int, key []byte, delta int64) (int64, error) {
 	}
 	n := cur + delta
 	var buf [20]byte
-	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n))
+	return n, tx.updateString(db, key, m.ExpireMs, rconv.AppendInt(buf[:0], n), encoding.ReprAuto)
 }
 
 // IncrByFloat adds delta, a number as the client sent it, to the number in a
@@ -200,7 +212,8 @@ func (tx *Tx) IncrByFloat(db int, key, delta []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, tx.updateString(db, key, m.ExpireMs, out)
+	// Redis stores INCRBYFLOAT's result as a plain string, never an int.
+	return out, tx.updateString(db, key, m.ExpireMs, out, encoding.ReprPlain)
 }
 
 // incrLongDouble computes cur+delta as INCRBYFLOAT does: both numbers read
@@ -241,7 +254,13 @@ func (tx *Tx) Append(db int, key, suffix []byte, maxLen int64) (int64, error) {
 	}
 	v := make([]byte, 0, len(m.Value)+len(suffix))
 	v = append(append(v, m.Value...), suffix...)
-	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v)
+	// Redis appends in place to a raw copy of the old value; a new key is
+	// the suffix, encoded as SET would.
+	repr := encoding.ReprRaw
+	if !ok {
+		repr = encoding.ReprAuto
+	}
+	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v, repr)
 }
 
 // SetRange overwrites part of a string key at offset, zero-padding, and
@@ -265,12 +284,17 @@ func (tx *Tx) SetRange(db int, key []byte, offset int64, value []byte, maxLen in
 	v := make([]byte, n)
 	copy(v, m.Value)
 	copy(v[offset:], value)
-	return n, tx.updateString(db, key, m.ExpireMs, v)
+	// Redis builds the new value in a raw buffer, for a new key too.
+	return n, tx.updateString(db, key, m.ExpireMs, v, encoding.ReprRaw)
 }
 
-// StringEncoding is OBJECT ENCODING for a string value, as Redis reports it.
-func StringEncoding(v []byte) string {
-	if len(v) <= 20 {
+// StringEncoding is OBJECT ENCODING for a string value held as repr, as
+// Redis reports it.
+func StringEncoding(v []byte, repr encoding.StringRepr) string {
+	if repr == encoding.ReprRaw {
+		return "raw"
+	}
+	if len(v) <= 20 && repr == encoding.ReprAuto {
 		if _, ok := rconv.ParseInt(v); ok {
 			return "int"
 		}

@@ -71,6 +71,17 @@ type Tx struct {
 	// metaBuf), which the store's key cache learns once the batch commits.
 	metaWrites []metaWrite
 	metaBuf    []byte
+	// metaIndex counts the entries of metaWrites[:metaIndexed] by key, so
+	// that wroteMeta stays O(1) in a command over many keys. It is built
+	// only once metaWrites outgrows metaScanLimit: a command over a few
+	// keys scans and allocates nothing.
+	metaIndex   map[string]int32
+	metaIndexed int
+	// deltaIndex maps a shard (pdb<<16 | stripe) to its entry in
+	// deltas[deltaFrom:], built once the running command's deltas outgrow
+	// metaScanLimit (addCount).
+	deltaIndex map[uint32]int32
+	deltaFrom  int
 	// flushed is set once the Tx range-deleted metadata records (FLUSHDB,
 	// FLUSHALL): it reads past the key cache, and the commit empties it.
 	flushed bool
@@ -121,6 +132,7 @@ func (tx *Tx) StartCommand() CommandMark {
 	}
 	tx.commands++
 	tx.cmdDeltas = len(tx.deltas)
+	tx.deltaIndex, tx.deltaFrom = nil, 0
 	return CommandMark{
 		batch:      tx.b.Mark(),
 		deltas:     len(tx.deltas),
@@ -148,8 +160,10 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.touchBuf = tx.touchBuf[:m.touchBuf]
 	tx.events = tx.events[:m.events]
 	tx.eventBuf = tx.eventBuf[:m.eventBuf]
+	tx.unindexMetaWrites(m.metaWrites)
 	tx.metaWrites = tx.metaWrites[:m.metaWrites]
 	tx.metaBuf = tx.metaBuf[:m.metaBuf]
+	tx.deltaIndex, tx.deltaFrom = nil, 0
 	tx.flushed = m.flushed
 	tx.flushedDBs = tx.flushedDBs[:m.flushedDBs]
 	tx.cache.valid = false
@@ -345,6 +359,7 @@ func (tx *Tx) Commit() error {
 		tx.s.shard(d.pdb)[d.stripe].Add(d.delta)
 	}
 	tx.deltas = tx.deltas[:0]
+	tx.deltaIndex, tx.deltaFrom = nil, 0
 	if tx.pendingDBMap != nil {
 		m := tx.pendingDBMap
 		tx.s.dbMap.Store(&m)
@@ -461,14 +476,46 @@ func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool
 	return mk, tx.cache.raw, true, nil
 }
 
+// metaScanLimit is how many entries wroteMeta and addCount scan before
+// they index them: a linear scan per key would make a command over n keys
+// cost O(n²) (issue 18: MSET of 40k keys took 2.5 s).
+const metaScanLimit = 16
+
 // wroteMeta reports whether this Tx has written the metadata record mk.
 func (tx *Tx) wroteMeta(mk []byte) bool {
-	for _, w := range tx.metaWrites {
-		if string(tx.metaBuf[w.start:w.keyEnd]) == string(mk) {
-			return true
+	if len(tx.metaWrites) <= metaScanLimit && tx.metaIndex == nil {
+		for _, w := range tx.metaWrites {
+			if string(tx.metaBuf[w.start:w.keyEnd]) == string(mk) {
+				return true
+			}
+		}
+		return false
+	}
+	if tx.metaIndex == nil {
+		tx.metaIndex = make(map[string]int32, 2*len(tx.metaWrites))
+	}
+	for _, w := range tx.metaWrites[tx.metaIndexed:] {
+		tx.metaIndex[string(tx.metaBuf[w.start:w.keyEnd])]++
+	}
+	tx.metaIndexed = len(tx.metaWrites)
+	return tx.metaIndex[string(mk)] > 0
+}
+
+// unindexMetaWrites takes metaWrites[n:], about to be cut off, out of
+// metaIndex.
+func (tx *Tx) unindexMetaWrites(n int) {
+	if tx.metaIndex == nil || n >= tx.metaIndexed {
+		return
+	}
+	for _, w := range tx.metaWrites[n:tx.metaIndexed] {
+		k := string(tx.metaBuf[w.start:w.keyEnd])
+		if c := tx.metaIndex[k]; c > 1 {
+			tx.metaIndex[k] = c - 1
+		} else {
+			delete(tx.metaIndex, k)
 		}
 	}
-	return false
+	tx.metaIndexed = n
 }
 
 // setMeta and deleteMeta write a metadata record into the batch and note it
@@ -530,6 +577,7 @@ func (tx *Tx) publishMetaWrites(committed bool) {
 	}
 	tx.metaWrites = tx.metaWrites[:0]
 	tx.metaBuf = tx.metaBuf[:0]
+	tx.metaIndex, tx.metaIndexed = nil, 0
 	tx.flushed = false
 	tx.flushedDBs = tx.flushedDBs[:0]
 }
@@ -743,6 +791,11 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 	if live && db >= 0 {
 		tx.touch(db, key)
 	}
+	if !live && db >= 0 {
+		// A command reclaims an expired key (DEL of one, say): Redis
+		// expires it on the lookup, and the reaper will not see it now.
+		tx.Notify(notify.Expired, "expired", db, key)
+	}
 	return live, nil
 }
 
@@ -795,12 +848,31 @@ func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
 
 func (tx *Tx) addCount(pdb uint16, key []byte, delta int64) {
 	st := stripeOf(key)
-	for i := tx.cmdDeltas; i < len(tx.deltas); i++ {
-		if d := &tx.deltas[i]; d.pdb == pdb && d.stripe == st {
-			d.delta += delta
-			return
+	cur := tx.deltas[tx.cmdDeltas:]
+	if tx.deltaIndex == nil && len(cur) <= metaScanLimit {
+		for i := range cur {
+			if d := &cur[i]; d.pdb == pdb && d.stripe == st {
+				d.delta += delta
+				return
+			}
+		}
+		tx.deltas = append(tx.deltas, countDelta{pdb: pdb, stripe: st, delta: delta})
+		return
+	}
+	if tx.deltaIndex == nil || tx.deltaFrom != tx.cmdDeltas {
+		// (Re)index the running command's entries, distinct by shard.
+		tx.deltaIndex = make(map[uint32]int32, 2*len(cur))
+		tx.deltaFrom = tx.cmdDeltas
+		for i, d := range cur {
+			tx.deltaIndex[uint32(d.pdb)<<16|uint32(d.stripe)] = int32(tx.cmdDeltas + i)
 		}
 	}
+	shard := uint32(pdb)<<16 | uint32(st)
+	if i, ok := tx.deltaIndex[shard]; ok {
+		tx.deltas[i].delta += delta
+		return
+	}
+	tx.deltaIndex[shard] = int32(len(tx.deltas))
 	tx.deltas = append(tx.deltas, countDelta{pdb: pdb, stripe: st, delta: delta})
 }
 
@@ -816,6 +888,7 @@ func (tx *Tx) mergeDeltas() {
 		}
 		return int(a.stripe) - int(b.stripe)
 	})
+	tx.deltaIndex, tx.deltaFrom = nil, 0
 	out := tx.deltas[:0]
 	for _, d := range tx.deltas {
 		if n := len(out); n > 0 && out[n-1].pdb == d.pdb && out[n-1].stripe == d.stripe {
