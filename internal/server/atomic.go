@@ -137,6 +137,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	}
 	start := time.Now()
 	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db, group: g}
+	g.tx.SetTouch(g.c.touches(spec))
 	var mark store.CommandMark
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()

@@ -104,6 +104,7 @@ func cmdMulti(x *ctx) {
 		return
 	}
 	x.cl.multi = &multiState{}
+	x.cl.inMulti.Store(true)
 	x.ok()
 }
 
@@ -119,6 +120,7 @@ func cmdDiscard(x *ctx) {
 // endMulti forgets the client's transaction and its watched keys.
 func (s *Server) endMulti(c *client) {
 	c.multi = nil
+	c.inMulti.Store(false)
 	s.watches.unwatchAll(c)
 }
 

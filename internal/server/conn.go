@@ -88,6 +88,16 @@ type client struct {
 	// trk is the client's CLIENT TRACKING mode (nil: off); trkBroken
 	// marks a redirection to a client that has gone; trkCaching is CLIENT
 	// CACHING's flag for the next command.
+	// reply is CLIENT REPLY's mode; noEvict and noTouch are CLIENT
+	// NO-EVICT's and NO-TOUCH's; inMulti mirrors multi for CLIENT LIST.
+	reply            replyMode
+	noEvict, noTouch atomic.Bool
+	inMulti          atomic.Bool
+	// unblock receives CLIENT UNBLOCK's request (true: with an error)
+	// while the client waits in a blocking command; unblockErr keeps it.
+	unblock    chan bool
+	unblockErr bool
+
 	trk        atomic.Pointer[trackState]
 	trkBroken  atomic.Bool
 	trkCaching bool
@@ -117,6 +127,7 @@ func newClient(s *Server, nc net.Conn) *client {
 
 		created: time.Now(),
 		gone:    make(chan struct{}),
+		unblock: make(chan bool, 1),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
 	}

@@ -141,6 +141,8 @@ func (s *Server) register(e *cmdEntry) {
 // dispatch runs one command: lookup, arity, authentication, locking, the
 // handler, and the commit, in that order, the same for every command.
 func (s *Server) dispatch(c *client, args [][]byte) {
+	c.startReply()
+	defer c.endReply()
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		c.setLastCmd("")
@@ -182,6 +184,9 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	if msg := s.busyError(spec, args); msg != "" {
 		e.stats.rejected.Add(1)
 		s.reject(c, msg)
+		return
+	}
+	if !s.waitPause(c, spec) {
 		return
 	}
 	if c.multi != nil && !inMultiPassThrough(spec.Name) {
@@ -282,6 +287,9 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		// Commands reading several keys read them from one snapshot.
 		x.tx = s.st.Read(spec.Last != spec.First || spec.Flags&command.MovableKeys != 0)
 	}
+	if x.tx != nil && !c.touches(spec) {
+		x.tx.SetTouch(false)
+	}
 	writing := x.tx != nil && x.tx.Writable()
 	mark := 0
 	if writing {
@@ -370,6 +378,7 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 		c.pipeMark = c.w.Hold()
 	}
 	x.tx = c.pipe
+	x.tx.SetTouch(c.touches(spec))
 	mark := x.tx.StartCommand()
 	e.run(x)
 	x.tx = nil
@@ -441,6 +450,12 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	}
 	s.blocked.add(wt)
 	defer s.blocked.remove(wt)
+	// A CLIENT UNBLOCK meant for an earlier wait is stale.
+	select {
+	case <-c.unblock:
+	default:
+	}
+	c.unblockErr = false
 	c.setBlocked(true)
 	defer c.setBlocked(false)
 	// Replies to commands pipelined before this one go out before it waits.
@@ -457,7 +472,11 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 		start := time.Now()
 		x := &c.ctx
 		*x = ctx{srv: s, cl: c, w: c.w, args: args}
-		req.timeout(x)
+		if c.unblockErr {
+			x.errorReply("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		} else {
+			req.timeout(x)
+		}
 		return x.failed, ran + time.Since(start), false
 	}
 	for {

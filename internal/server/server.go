@@ -52,6 +52,8 @@ type Server struct {
 	// scripts runs Lua scripts and functions; runs are those in progress.
 	scripts *script.Engine
 	runs    scriptRuns
+	// pause is CLIENT PAUSE's state.
+	pause pauseState
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
