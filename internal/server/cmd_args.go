@@ -165,6 +165,8 @@ var commandArgs = map[string]string{
 	"smembers":          `key:key`,
 	"smismember":        `key:key member...`,
 	"smove":             `source:key destination:key member`,
+	"sort":              `key:key [BY pattern:pattern#1] [offset_count=LIMIT (offset:integer count:integer)] [GET pattern:pattern#1]... order=[ASC | DESC] [sorting=ALPHA] [STORE destination:key#2]`,
+	"sort_ro":           `key:key [BY pattern:pattern#1] [offset_count=LIMIT (offset:integer count:integer)] [GET pattern:pattern#1]... order=[ASC | DESC] [sorting=ALPHA]`,
 	"spop":              `key:key [count:integer]{3.2.0}`,
 	"srandmember":       `key:key [count:integer]{2.6.0}`,
 	"srem":              `key:key member...`,
