@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"math"
+	"math/big"
 	"slices"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -479,7 +481,25 @@ func sortScore(v []byte) (float64, bool) {
 	for i < len(v) && (v[i] == ' ' || (v[i] >= '\t' && v[i] <= '\r')) {
 		i++
 	}
-	return rconv.ParseFloat(v[i:])
+	f, ok := rconv.ParseFloat(v[i:])
+	if ok && f != 0 && math.Abs(f) < 0x1p-1022 && !exactFloat(v[i:], f) {
+		// glibc reports a subnormal result that had to be rounded as
+		// ERANGE too.
+		return 0, false
+	}
+	return f, ok
+}
+
+// exactFloat reports whether the number written in s (strtod's syntax,
+// already checked) is exactly f.
+func exactFloat(s []byte, f float64) bool {
+	var r big.Rat
+	if _, ok := r.SetString(string(s)); !ok {
+		return false
+	}
+	var fr big.Rat
+	fr.SetFloat64(f)
+	return r.Cmp(&fr) == 0
 }
 
 // sortCompare is Redis's sortCompare, ascending. Numbers compare by value,
