@@ -173,7 +173,7 @@ func (g *group) lock(spec *command.Spec, args [][]byte) error {
 	if g.lockAll {
 		return nil
 	}
-	if needsAllLocks(spec) {
+	if needsAllLocks(spec, args) {
 		g.needAll = true
 		return errGroupRetry
 	}
@@ -193,9 +193,13 @@ func (g *group) lock(spec *command.Spec, args [][]byte) error {
 
 // needsAllLocks reports whether a command inside a group needs every
 // writer excluded: it does itself (FLUSHALL, SWAPDB), or it reads the
-// whole keyspace (KEYS, SCAN, DBSIZE, RANDOMKEY), which another writer
-// must not change under the group's feet.
-func needsAllLocks(spec *command.Spec) bool {
+// whole keyspace (KEYS, SCAN, DBSIZE, RANDOMKEY) or keys its arguments do
+// not name (SORT's BY and GET patterns), which another writer must not
+// change under the group's feet.
+func needsAllLocks(spec *command.Spec, args [][]byte) bool {
+	if sortDerefs(spec, args) {
+		return true
+	}
 	if spec.Flags&command.LockAll != 0 || runsScript(spec) {
 		// A script inside a transaction may touch keys it did not
 		// declare, and a transaction cannot start again: it holds them
@@ -214,11 +218,11 @@ func runsScript(spec *command.Spec) bool {
 	return false
 }
 
-// groupNeedsAll reports whether any of a group's commands needs every
-// writer excluded.
-func groupNeedsAll(specs []*command.Spec) bool {
-	for _, sp := range specs {
-		if needsAllLocks(sp) {
+// groupNeedsAll reports whether any of a group's commands (specs[i] with
+// args[i]) needs every writer excluded.
+func groupNeedsAll(specs []*command.Spec, args [][][]byte) bool {
+	for i, sp := range specs {
+		if needsAllLocks(sp, args[i]) {
 			return true
 		}
 	}

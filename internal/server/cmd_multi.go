@@ -168,10 +168,11 @@ func cmdExec(x *ctx) {
 	// The group locks the queued commands' keys and the watched ones, so
 	// no commit to a watched key can land between the check and the end.
 	specs := make([]*command.Spec, len(m.queued))
+	argv := make([][][]byte, len(m.queued))
 	var keys [][]byte
 	var idx []int
 	for i, q := range m.queued {
-		specs[i] = q.spec
+		specs[i], argv[i] = q.spec, q.args
 		idx = q.spec.AppendKeyIndices(idx[:0], q.args)
 		for _, k := range idx {
 			keys = append(keys, q.args[k])
@@ -180,7 +181,7 @@ func cmdExec(x *ctx) {
 	for _, wk := range c.watch.watched {
 		keys = append(keys, []byte(wk.key))
 	}
-	g := s.beginGroup(c, groupMulti, keys, groupNeedsAll(specs))
+	g := s.beginGroup(c, groupMulti, keys, groupNeedsAll(specs, argv))
 	defer g.close()
 	if c.watch.dirty.Load() || watchedExpired(c, g.tx) {
 		s.endMulti(c)

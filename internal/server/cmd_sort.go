@@ -20,10 +20,11 @@ import (
 // then GET patterns, then STORE as a list.
 //
 // The keys that BY and GET name are read through the command's transaction.
-// Their names come from the data, so no spec can declare them: a SORT that
-// dereferences patterns excludes every writer (sortNeedsAllLocks), on its
-// own and inside MULTI or a script, so that what it reads is one state, as
-// Redis's single thread sees it.
+// Their names come from the data, so no spec can declare them. A SORT
+// without STORE (and SORT_RO) reads one snapshot; a SORT ... STORE whose
+// patterns read other keys, or any SORT that does inside MULTI or a script,
+// excludes every writer (beginSort, sortDerefs), so that what it reads is
+// one state, as Redis's single thread sees it.
 
 func sortCommands() []cmdEntry {
 	const acl = command.CatSet | command.CatSortedSet | command.CatList | command.CatDangerous
@@ -161,10 +162,11 @@ func derefsPattern(p []byte) bool {
 	return !(len(p) == 1 && p[0] == '#') && bytes.IndexByte(p, '*') >= 0
 }
 
-// sortNeedsAllLocks reports whether a SORT or SORT_RO command line reads
-// keys named by its BY or GET patterns, which no lock declared in advance
-// can cover: such a command excludes every writer while it runs.
-func sortNeedsAllLocks(spec *command.Spec, args [][]byte) bool {
+// sortDerefs reports whether a SORT or SORT_RO command line reads keys
+// named by its BY or GET patterns, which no lock declared in advance can
+// cover: such a command excludes every writer while it runs in a group
+// (MULTI, a script), so that what it reads is one state.
+func sortDerefs(spec *command.Spec, args [][]byte) bool {
 	if spec.Name != "sort" && spec.Name != "sort_ro" {
 		return false
 	}
@@ -182,6 +184,26 @@ func sortNeedsAllLocks(spec *command.Spec, args [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// sortOwnTx reports whether SORT runs in a transaction of its own rather
+// than in its client's pipeline of writes (see beginSort).
+func sortOwnTx(spec *command.Spec, args [][]byte) bool {
+	return spec.Name == "sort" && (len(sortGetKeys(args)) == 1 || sortDerefs(spec, args))
+}
+
+// beginSort opens the transaction of a SORT on its own: without STORE it
+// writes nothing and reads one snapshot, as SORT_RO; with STORE and
+// patterns that read other keys it excludes every writer, since those keys
+// cannot be locked in advance; otherwise it locks its two keys.
+func (s *Server) beginSort(c *client, spec *command.Spec, args [][]byte) *store.Tx {
+	switch {
+	case len(sortGetKeys(args)) == 1:
+		return s.st.Read(true)
+	case sortDerefs(spec, args):
+		return s.st.BeginAll()
+	}
+	return s.st.Begin(c.commandKeys(spec, args))
 }
 
 func cmdSort(x *ctx)   { sortGeneric(x, false) }

@@ -193,7 +193,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.queue(c, spec, args)
 		return
 	}
-	if !joinsPipeline(spec) {
+	if !joinsPipeline(spec) || sortOwnTx(spec, args) {
 		// The commit of the writes pipelined before this command is
 		// theirs: it is not timed as this command's.
 		s.commitPipeline(c)
@@ -264,7 +264,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
-	if joinsPipeline(spec) {
+	if joinsPipeline(spec) && !sortOwnTx(spec, args) {
 		s.runPipelined(c, spec, e, args)
 		return x.failed, nil
 	}
@@ -279,6 +279,8 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		}
 	}()
 	switch {
+	case spec.Name == "sort":
+		x.tx = s.beginSort(c, spec, args)
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
 	case spec.Flags&command.Write != 0:

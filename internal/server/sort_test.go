@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // SORT and SORT_RO against redis-server 7.0.15: random lists, sets and
@@ -333,5 +334,75 @@ func TestSortKeysMatchRedis(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("COMMAND GETKEYS %s\n  Cairn: %v\n  Redis: %v", strings.Join(line, " "), got, want)
 		}
+	}
+}
+
+// TestSortReadsOneState runs SORTs whose GET patterns read two keys while
+// another client rewrites both in one MSET: every SORT, stored or not, on
+// its own, in MULTI or in a script, must see both keys from the same MSET.
+// A pipelined write before a SORT is seen by it.
+func TestSortReadsOneState(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	c := ts.client(t, 2)
+	if err := c.RPush(ctx, "l", "1", "2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	p := c.Pipeline()
+	p.Set(ctx, "v_1", "p", 0)
+	p.Set(ctx, "v_2", "p", 0)
+	sorted := p.Sort(ctx, "l", &redis.Sort{By: "v_*", Get: []string{"v_*"}, Alpha: true})
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sorted.Val(); !reflect.DeepEqual(got, []string{"p", "p"}) {
+		t.Fatalf("SORT after pipelined SETs: %q", got)
+	}
+
+	done := make(chan struct{})
+	writerDone := make(chan error, 1)
+	go func() {
+		w := ts.client(t, 2)
+		var err error
+		for i := 0; err == nil; i++ {
+			select {
+			case <-done:
+				writerDone <- nil
+				return
+			default:
+			}
+			v := strconv.Itoa(i)
+			err = w.MSet(ctx, "v_1", v, "v_2", v).Err()
+		}
+		writerDone <- err
+	}()
+	same := func(what string, vals []string) {
+		t.Helper()
+		if len(vals) != 2 || vals[0] != vals[1] {
+			t.Fatalf("%s saw two states: %q", what, vals)
+		}
+	}
+	for range 150 {
+		same("SORT", c.Sort(ctx, "l", &redis.Sort{Get: []string{"v_*"}}).Val())
+		same("SORT_RO", c.SortRO(ctx, "l", &redis.Sort{Get: []string{"v_*"}}).Val())
+		if err := c.SortStore(ctx, "l", "dst", &redis.Sort{By: "v_*", Get: []string{"v_*"}, Alpha: true}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		same("SORT STORE", c.LRange(ctx, "dst", 0, -1).Val())
+		tx := c.TxPipeline()
+		sv := tx.Sort(ctx, "l", &redis.Sort{Get: []string{"v_*"}})
+		if _, err := tx.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		same("SORT in MULTI", sv.Val())
+		res, err := c.Eval(ctx, "return redis.call('SORT', KEYS[1], 'GET', 'v_*')", []string{"l"}).StringSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		same("SORT in a script", res)
+	}
+	close(done)
+	if err := <-writerDone; err != nil {
+		t.Fatal(err)
 	}
 }
