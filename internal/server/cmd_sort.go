@@ -56,6 +56,18 @@ func sortKeySpecs(e cmdEntry, withStore bool) cmdEntry {
 	} else {
 		s.KeysFunc = func([][]byte) []int { return []int{1} } // Redis's sortROGetKeys
 	}
+	// As Redis's procs report them: the sorted key read, the destination
+	// overwritten.
+	s.KeysFuncFlags = func(_ [][]byte, keys []int) []command.KeyFlag {
+		f := make([]command.KeyFlag, len(keys))
+		for i := range f {
+			f[i] = ro | acc
+			if i > 0 {
+				f[i] = ow | upd
+			}
+		}
+		return f
+	}
 	return e
 }
 

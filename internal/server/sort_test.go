@@ -328,11 +328,13 @@ func TestSortKeysMatchRedis(t *testing.T) {
 		{"SORT", "k", "GET", "store", "STORE", "d"}, {"SORT", "k", "BY", "store"}, {"SORT", "k", "STORE", "a", "STORE", "b"},
 		{"SORT", "k", "STORE"}, {"SORT", "k", "LIMIT", "store", "x", "STORE", "y"}, {"SORT_RO", "k", "STORE", "d"},
 	} {
-		args := append([]any{"COMMAND", "GETKEYS"}, toAny(line)...)
-		want := canonReply(rc.Do(args...))
-		got := canonReply(c.Do(ctx, args...).Result())
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("COMMAND GETKEYS %s\n  Cairn: %v\n  Redis: %v", strings.Join(line, " "), got, want)
+		for _, sub := range []string{"GETKEYS", "GETKEYSANDFLAGS"} {
+			args := append([]any{"COMMAND", sub}, toAny(line)...)
+			want := canonReply(rc.Do(args...))
+			got := canonReply(c.Do(ctx, args...).Result())
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("COMMAND %s %s\n  Cairn: %v\n  Redis: %v", sub, strings.Join(line, " "), got, want)
+			}
 		}
 	}
 }
