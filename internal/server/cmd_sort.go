@@ -460,18 +460,10 @@ func sortLookup(x *ctx, pattern, elem []byte) ([]byte, bool, error) {
 	if len(pattern) == 1 && pattern[0] == '#' {
 		return elem, true, nil
 	}
-	star := bytes.IndexByte(pattern, '*')
-	if star < 0 {
+	k, field, ok := sortPatternKey(pattern, elem)
+	if !ok {
 		return nil, false, nil
 	}
-	post := pattern[star+1:]
-	var field []byte
-	if f := bytes.Index(post, []byte("->")); f >= 0 && f+2 < len(post) {
-		field = post[f+2:]
-		post = post[:f]
-	}
-	k := make([]byte, 0, star+len(elem)+len(post))
-	k = append(append(append(k, pattern[:star]...), elem...), post...)
 	db := x.db()
 	info, found, err := x.tx.Lookup(db, k)
 	if err != nil {
@@ -498,6 +490,24 @@ func sortLookup(x *ctx, pattern, elem []byte) ([]byte, bool, error) {
 // ownValue copies a value the store lent, never returning nil: an empty
 // value is a value, where nil means missing.
 func ownValue(v []byte) []byte { return append(make([]byte, 0, len(v)), v...) }
+
+// sortPatternKey substitutes elem for the first '*' of pattern, and splits
+// off the hash field a "->field" after that '*' names (a non-empty one).
+// ok is false for a pattern without '*'.
+func sortPatternKey(pattern, elem []byte) (key, field []byte, ok bool) {
+	star := bytes.IndexByte(pattern, '*')
+	if star < 0 {
+		return nil, nil, false
+	}
+	post := pattern[star+1:]
+	if f := bytes.Index(post, []byte("->")); f >= 0 && f+2 < len(post) {
+		field = post[f+2:]
+		post = post[:f]
+	}
+	key = make([]byte, 0, star+len(elem)+len(post))
+	key = append(append(append(key, pattern[:star]...), elem...), post...)
+	return key, field, true
+}
 
 // sortScore converts a value to the number SORT sorts it by, as Redis's
 // strtod call does: the value ends at its first NUL byte (a C string),

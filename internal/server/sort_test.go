@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -407,4 +409,69 @@ func TestSortReadsOneState(t *testing.T) {
 	if err := <-writerDone; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzSortArgs checks the pure parts of SORT: the keys sortGetKeys finds
+// are the sorted key and the argument after a STORE; a pattern's key is the
+// pattern around the element, with a hash field only after "->"; a number
+// sortScore accepts in plain decimal is the one strconv reads.
+func FuzzSortArgs(f *testing.F) {
+	for _, s := range []string{"", "STORE d", "LIMIT 0 1 STORE d", "GET store STORE x", "BY w_* GET # GET h_*->f STORE",
+		"limit store x store y", "store a store b", "BY nosort ALPHA DESC"} {
+		f.Add(s, "w_*->f", "elem", " 1.5")
+	}
+	f.Add("", "*", "", "")
+	f.Add("", "a->*->", "x", "1e400")
+	f.Add("", "#", "x", "-0x1p3")
+	f.Add("", "->*", "x->y", "4e-324")
+	f.Fuzz(func(t *testing.T, line, pattern, elem, num string) {
+		args := [][]byte{[]byte("sort"), []byte("k")}
+		for w := range strings.FieldsSeq(line) {
+			args = append(args, []byte(w))
+		}
+		keys := sortGetKeys(args)
+		if keys[0] != 1 || len(keys) > 2 {
+			t.Fatalf("%q: keys %v", line, keys)
+		}
+		if len(keys) == 2 && (keys[1] >= len(args) || !strings.EqualFold(string(args[keys[1]-1]), "store")) {
+			t.Fatalf("%q: destination at %d", line, keys[1])
+		}
+		spec := &command.Spec{Name: "sort"}
+		if sortDerefs(spec, args) && !strings.Contains(line, "*") {
+			t.Fatalf("%q: derefs without a '*'", line)
+		}
+
+		key, field, ok := sortPatternKey([]byte(pattern), []byte(elem))
+		star := strings.IndexByte(pattern, '*')
+		if ok != (star >= 0) {
+			t.Fatalf("pattern %q: ok %v", pattern, ok)
+		}
+		if ok {
+			rebuilt := string(key)
+			if field != nil {
+				rebuilt += "->" + string(field)
+			}
+			if !strings.HasPrefix(rebuilt, pattern[:star]+elem) || pattern[:star]+"*"+rebuilt[star+len(elem):] != pattern {
+				t.Fatalf("pattern %q elem %q: key %q field %q", pattern, elem, key, field)
+			}
+			if field != nil && (len(field) == 0 || !strings.Contains(pattern[star+1:], "->")) {
+				t.Fatalf("pattern %q: field %q", pattern, field)
+			}
+		}
+
+		f, ok := sortScore([]byte(num))
+		plain := strings.TrimLeft(num, " \t\n\v\f\r")
+		if ok && math.IsNaN(f) {
+			t.Fatalf("%q: NaN accepted", num)
+		}
+		if plain != "" && strings.Trim(plain, "0123456789.-+eE") == "" && !strings.ContainsRune(num, 0) {
+			want, err := strconv.ParseFloat(plain, 64)
+			if ok && (err != nil || want != f) {
+				t.Fatalf("%q: %v, strconv says %v (%v)", num, f, want, err)
+			}
+			if !ok && err == nil && want != 0 && math.Abs(want) >= 0x1p-1022 && !math.IsInf(want, 0) {
+				t.Fatalf("%q refused, strconv reads %v", num, want)
+			}
+		}
+	})
 }
