@@ -271,6 +271,9 @@ func TestSortEdgesMatchRedis(t *testing.T) {
 	// In a script, an unsorted set is sorted ALPHA.
 	d.same("EVAL", "return redis.call('SORT', KEYS[1], 'BY', 'nosort')", "1", "s")
 	d.same("EVAL", "return redis.call('SORT_RO', KEYS[1], 'BY', 'w_*', 'GET', '#')", "1", "l")
+	d.same("EVAL", "return redis.call('SORT', KEYS[1], 'BY', 'w_*', 'GET', 'o_*', 'STORE', KEYS[2])", "2", "l", "ds")
+	d.same("LRANGE", "ds", "0", "-1")
+	d.same("EVAL", "redis.call('SET', 'w_3', '-5') return redis.call('SORT', KEYS[1], 'BY', 'w_*')", "1", "l")
 	// In MULTI, the patterns read what the transaction wrote.
 	d.same("MULTI")
 	d.same("SET", "wm_1", "9")
