@@ -282,6 +282,9 @@ func sortGeneric(x *ctx, readonly bool) {
 		end -= start
 		start = 0
 	}
+	// The size came from the same state the elements did; a corrupt
+	// collection must still not index past them.
+	end = min(end, int64(len(items))-1)
 
 	convErr := false
 	if !dontsort {
@@ -323,49 +326,49 @@ func sortGeneric(x *ctx, readonly bool) {
 		x.errorReply("ERR One or more scores can't be converted into double")
 		return
 	}
-	var out [][]byte
+	// Everything is read before the reply begins, so that a failing read
+	// can still be the reply. missing marks the GETs that found nothing.
 	n := max(end-start+1, 0)
 	if len(o.gets) > 0 {
 		n *= int64(len(o.gets))
 	}
-	if o.store == nil {
-		x.w.Array(int(n))
-	} else {
-		out = make([][]byte, 0, n)
+	out := make([][]byte, 0, n)
+	var missing []bool
+	if len(o.gets) > 0 {
+		missing = make([]bool, 0, n)
 	}
 	for j := start; j <= end; j++ {
 		elem := items[j].elem
 		if len(o.gets) == 0 {
-			if o.store == nil {
-				x.w.Bulk(elem)
-			} else {
-				out = append(out, elem)
-			}
+			out = append(out, elem)
 			continue
 		}
 		for _, p := range o.gets {
 			v, ok, err := sortLookup(x, p, elem)
 			if err != nil {
-				// The reply has begun: an engine failure ends the
-				// connection's trust in it, as any internal error.
-				x.internalError(err)
+				x.storeError(err)
 				return
 			}
-			switch {
-			case o.store != nil:
-				if !ok {
-					v = []byte{}
-				}
-				out = append(out, v)
-			case ok:
-				x.w.Bulk(v)
-			default:
-				x.w.NullBulk()
-			}
+			out = append(out, v)
+			missing = append(missing, !ok)
 		}
 	}
 	if o.store == nil {
+		x.w.Array(len(out))
+		for i, v := range out {
+			if missing != nil && missing[i] {
+				x.w.NullBulk()
+			} else {
+				x.w.Bulk(v)
+			}
+		}
 		return
+	}
+	for i := range out {
+		if missing != nil && missing[i] {
+			// A STORE keeps an empty string for what GET did not find.
+			out[i] = []byte{}
+		}
 	}
 	existed := false
 	if len(out) == 0 && x.tx.Notifies(notify.Generic) {
