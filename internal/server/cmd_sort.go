@@ -319,7 +319,15 @@ func sortGeneric(x *ctx, readonly bool) {
 			asc := cmp
 			cmp = func(a, b sortItem) int { return -asc(a, b) }
 		}
-		slices.SortStableFunc(items, cmp)
+		if by != nil && (start != 0 || end != int64(len(items))-1) {
+			// Redis sorts only what the LIMIT shows, with a partial
+			// quicksort whose order of equal elements is its own.
+			pqsort(items, cmp, int(start), int(end))
+		} else {
+			// glibc's qsort, a merge sort: equal elements keep
+			// their order.
+			slices.SortStableFunc(items, cmp)
+		}
 	}
 
 	if convErr {
@@ -595,4 +603,118 @@ func cstrCompare(a, b []byte) int {
 		b = b[:i]
 	}
 	return bytes.Compare(a, b)
+}
+
+// pqsort is Redis's pqsort (pqsort.c, from NetBSD's qsort): a quicksort
+// that leaves unsorted the parts of v wholly outside [lrange, rrange]. Its
+// exact steps are kept, so that equal elements end in the order Redis
+// leaves them in.
+func pqsort(v []sortItem, cmp func(a, b sortItem) int, lrange, rrange int) {
+	pqsortPart(v, 0, len(v), cmp, lrange, rrange)
+}
+
+// pqsortPart sorts v[a:a+n].
+func pqsortPart(v []sortItem, a, n int, cmp func(a, b sortItem) int, lrange, rrange int) {
+	swap := func(i, j int) { v[i], v[j] = v[j], v[i] }
+	vecswap := func(i, j, n int) {
+		for k := range n {
+			swap(i+k, j+k)
+		}
+	}
+	// outside reports whether [lrange, rrange] misses v[lo:lo+k] entirely.
+	outside := func(lo, k int) bool {
+		return (lrange < lo && rrange < lo) || (lrange >= lo+k && rrange >= lo+k)
+	}
+	for {
+		if n < 7 {
+			for pm := a + 1; pm < a+n; pm++ {
+				for pl := pm; pl > a && cmp(v[pl-1], v[pl]) > 0; pl-- {
+					swap(pl, pl-1)
+				}
+			}
+			return
+		}
+		pm := a + n/2
+		if n > 7 {
+			pl, pn := a, a+n-1
+			if n > 40 {
+				d := n / 8
+				pl = med3(v, pl, pl+d, pl+2*d, cmp)
+				pm = med3(v, pm-d, pm, pm+d, cmp)
+				pn = med3(v, pn-2*d, pn-d, pn, cmp)
+			}
+			pm = med3(v, pl, pm, pn, cmp)
+		}
+		swap(a, pm)
+		pa, pb := a+1, a+1
+		pc, pd := a+n-1, a+n-1
+		for {
+			for pb <= pc {
+				c := cmp(v[pb], v[a])
+				if c > 0 {
+					break
+				}
+				if c == 0 {
+					swap(pa, pb)
+					pa++
+				}
+				pb++
+			}
+			for pb <= pc {
+				c := cmp(v[pc], v[a])
+				if c < 0 {
+					break
+				}
+				if c == 0 {
+					swap(pc, pd)
+					pd--
+				}
+				pc--
+			}
+			if pb > pc {
+				break
+			}
+			swap(pb, pc)
+			pb++
+			pc--
+		}
+		pn := a + n
+		r := min(pa-a, pb-pa)
+		vecswap(a, pb-r, r)
+		r = min(pd-pc, pn-pd-1)
+		vecswap(pb, pn-r, r)
+		if r = pb - pa; r > 1 && !outside(a, r) {
+			pqsortPart(v, a, r, cmp, lrange, rrange)
+		}
+		r = pd - pc
+		if r <= 1 {
+			return
+		}
+		// The right part by iteration, as Redis does.
+		a, n = pn-r, r
+		if outside(a, n) {
+			return
+		}
+	}
+}
+
+// med3 is the index of the median of v[a], v[b] and v[c], as pqsort.c
+// picks it.
+func med3(v []sortItem, a, b, c int, cmp func(a, b sortItem) int) int {
+	if cmp(v[a], v[b]) < 0 {
+		switch {
+		case cmp(v[b], v[c]) < 0:
+			return b
+		case cmp(v[a], v[c]) < 0:
+			return c
+		}
+		return a
+	}
+	switch {
+	case cmp(v[b], v[c]) > 0:
+		return b
+	case cmp(v[a], v[c]) < 0:
+		return a
+	}
+	return c
 }

@@ -37,8 +37,8 @@ var commandNotes = map[string]string{
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
-	"sort":            "ALPHA compares bytes, as Redis in the C locale; an unsorted set (BY nosort) comes in byte order; equal ALPHA BY values keep the input order, also with LIMIT. With BY or GET patterns that read other keys, SORT ... STORE (and any such SORT in MULTI or a script) excludes every writer while it runs.",
-	"sort_ro":         "ALPHA compares bytes, as Redis in the C locale; an unsorted set (BY nosort) comes in byte order; equal ALPHA BY values keep the input order, also with LIMIT.",
+	"sort":            "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly). With BY or GET patterns that read other keys, SORT ... STORE (and any such SORT in MULTI or a script) excludes every writer while it runs.",
+	"sort_ro":         "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly).",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }
 
