@@ -38,6 +38,7 @@ type Config struct {
 	trackingMaxKeys                    atomic.Int64
 	busyReplyThreshold                 atomic.Int64 // ms
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	hllSparseMaxBytes                  atomic.Int64 // bytes
 	queryBufLimit                      atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
@@ -320,6 +321,10 @@ func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()
 
 // ProtoMaxBulkLen returns the longest bulk string a client may send.
 func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
+
+// HLLSparseMaxBytes returns hll-sparse-max-bytes: the longest a
+// HyperLogLog in the sparse encoding may grow before it turns dense.
+func (c *Config) HLLSparseMaxBytes() int64 { return c.hllSparseMaxBytes.Load() }
 
 // ClientQueryBufferLimit returns the most memory a client's incomplete
 // request may hold (client-query-buffer-limit).

@@ -281,6 +281,11 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.procs },
 	},
 	{
+		name: "hll-sparse-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 3000},
+		num: func(c *Config) *atomic.Int64 { return &c.hllSparseMaxBytes },
+	},
+	{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },

@@ -24,6 +24,10 @@ type cmdEntry struct {
 	// subs are the handlers of a container's subcommands.
 	subs  []cmdEntry
 	stats *cmdStats
+	// rewrites marks a command Redis flags read-only that may still
+	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
+	// write transaction on its keys.
+	rewrites bool
 }
 
 // cmdStats are a command's INFO commandstats figures, and the histogram of
@@ -281,7 +285,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	switch {
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
-	case spec.Flags&command.Write != 0:
+	case spec.Flags&command.Write != 0 || e.rewrites:
 		x.tx = s.st.Begin(c.commandKeys(spec, args))
 	case spec.Flags&command.ReadOnly != 0:
 		// Commands reading several keys read them from one snapshot.
