@@ -218,9 +218,7 @@ func Merge(max *[Registers]uint8, b []byte) error {
 			continue
 		}
 		if i+o.run > Registers {
-			// Redis stops here; what follows is never read, and the
-			// HLL passes when the registers so far are all of them.
-			break
+			return ErrCorrupt
 		}
 		for ; o.run > 0; o.run-- {
 			if o.value > max[i] {

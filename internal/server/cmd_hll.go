@@ -30,10 +30,20 @@ func hllCommands() []cmdEntry {
 	pfdebug.spec.DocFlags = command.DocSysCmd
 	pfselftest := def("pfselftest", 1, admin, noKeys, cat, "hyperloglog", "2.8.9", "An internal command for testing HyperLogLog values.", cmdPFSelfTest)
 	pfselftest.spec.DocFlags = command.DocSysCmd
+	pfmerge := withTwoKeySpecs(def("pfmerge", -2, write|denyoom, keys{1, -1, 1}, cat, "hyperloglog", "2.8.9", "Merges one or more HyperLogLog values into a single key.", cmdPFMerge), rw|acc|ins, ro|acc, true)
+	// With no source Redis's key specs find no key at all (the second
+	// one fails), yet the command writes its destination: lock it.
+	pfmerge.spec.KeysFunc = func(args [][]byte) []int {
+		idx := make([]int, 0, len(args)-1)
+		for i := 1; i < len(args); i++ {
+			idx = append(idx, i)
+		}
+		return idx
+	}
 	return []cmdEntry{
 		withKeyFlags(def("pfadd", -2, write|denyoom|fast, keys{1, 1, 1}, cat, "hyperloglog", "2.8.9", "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", cmdPFAdd), rw|ins),
 		pfcount,
-		withTwoKeySpecs(def("pfmerge", -2, write|denyoom, keys{1, -1, 1}, cat, "hyperloglog", "2.8.9", "Merges one or more HyperLogLog values into a single key.", cmdPFMerge), rw|acc|ins, ro|acc, true),
+		pfmerge,
 		pfdebug,
 		pfselftest,
 	}

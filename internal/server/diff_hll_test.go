@@ -1,0 +1,236 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/hll"
+)
+
+// The differential tests of the HyperLogLog commands: the same elements
+// added on redis-server and on Cairn give the same replies and the same
+// bytes (GET) in the sparse and the dense forms, and an HLL made by Redis
+// counts the same in Cairn.
+
+// hllElement is a random element: short text, numbers, binary bytes.
+func hllElement(r *rand.Rand) string {
+	switch r.IntN(4) {
+	case 0:
+		return strconv.FormatUint(r.Uint64N(1<<40), 10)
+	case 1:
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = byte(r.UintN(256))
+		}
+		return string(b)
+	default:
+		return "el:" + strconv.Itoa(r.IntN(1_000_000))
+	}
+}
+
+// hllFill adds n random elements to key on both servers in random batches,
+// comparing the replies and, now and then, the bytes and the count.
+func hllFill(d *diffRun, r *rand.Rand, key string, n int) {
+	d.t.Helper()
+	for n > 0 {
+		batch := min(n, 1+r.IntN(1+min(n, 2000)))
+		if r.IntN(3) == 0 {
+			batch = min(n, 1+r.IntN(8))
+		}
+		args := []string{"PFADD", key}
+		for range batch {
+			args = append(args, hllElement(r))
+		}
+		d.same(args...)
+		n -= batch
+		if r.IntN(4) == 0 {
+			d.same("GET", key)
+			d.same("PFCOUNT", key)
+			d.same("GET", key)
+		}
+	}
+	d.same("PFCOUNT", key)
+	d.same("GET", key)
+	d.same("PFDEBUG", "ENCODING", key)
+}
+
+func TestDiffHLL(t *testing.T) {
+	d := newDiffRun(t)
+	r := rand.New(rand.NewPCG(21, 3))
+	sizes := []int{0, 1, 2, 10, 100, 300, 700, 1500, 3000, 20000, 100_000}
+	for i, n := range sizes {
+		key := "h" + strconv.Itoa(i)
+		hllFill(d, r, key, n)
+		d.same("PFDEBUG", "DECODE", key)
+		d.same("PFCOUNT", key, "h0", "missing")
+	}
+	// Unions and merges of every shape: sparse into sparse, dense into
+	// sparse, onto an existing destination, onto itself.
+	for range 40 {
+		a := "h" + strconv.Itoa(r.IntN(len(sizes)))
+		b := "h" + strconv.Itoa(r.IntN(len(sizes)))
+		c := "h" + strconv.Itoa(r.IntN(len(sizes)))
+		d.same("PFCOUNT", a, b, c)
+		dest := []string{"m1", "m2", a}[r.IntN(3)]
+		d.same("PFMERGE", dest, a, b)
+		d.same("GET", dest)
+		d.same("PFCOUNT", dest)
+		d.same("GET", dest)
+		d.same("PFDEBUG", "ENCODING", dest)
+	}
+	d.same("PFMERGE", "empty")
+	d.same("GET", "empty")
+	d.same("PFMERGE", "m3", "nothere")
+	d.same("GET", "m3")
+	// PFDEBUG turns an HLL dense and shows its registers.
+	for _, key := range []string{"h1", "h4", "h9"} {
+		d.same("PFDEBUG", "GETREG", key)
+		d.same("GET", key)
+		d.same("PFDEBUG", "TODENSE", key)
+		d.same("PFDEBUG", "DECODE", key)
+		d.same("PFADD", key, "more", "elements")
+		d.same("GET", key)
+	}
+	d.same("PFDEBUG", "TODENSE", "h5")
+	d.same("GET", "h5")
+	d.same("PFDEBUG", "todense", "h5")
+}
+
+// TestDiffHLLSparseMaxBytes runs the sparse to dense promotion under other
+// limits of hll-sparse-max-bytes.
+func TestDiffHLLSparseMaxBytes(t *testing.T) {
+	d := newDiffRun(t)
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, limit := range []string{"0", "18", "100", "5000", "12000"} {
+		d.same("CONFIG", "SET", "hll-sparse-max-bytes", limit)
+		d.same("CONFIG", "GET", "hll-sparse-max-bytes")
+		key := "s" + limit
+		hllFill(d, r, key, 50)
+		hllFill(d, r, key, 2000)
+		d.same("PFMERGE", "t"+limit, "h"+limit, key)
+		d.same("GET", "t"+limit)
+	}
+}
+
+func TestDiffHLLErrors(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("RPUSH", "list", "a")
+	d.same("SET", "str", "hello")
+	d.same("SET", "short", "HYLL")
+	d.same("SET", "badenc", "HYLL\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff")
+	d.same("SET", "baddense", "HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	// Sparse opcodes that do not cover the 16384 registers.
+	d.same("SET", "corrupt", "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\x00")
+	d.same("SET", "corrupt2", "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff\x80")
+	for _, key := range []string{"list", "str", "short", "badenc", "baddense", "corrupt", "corrupt2", "nokey"} {
+		d.same("PFADD", key, "a", "b")
+		d.same("PFADD", key)
+		d.same("PFCOUNT", key)
+		d.same("PFCOUNT", key, "nokey")
+		d.same("PFMERGE", "dest", key)
+		d.same("PFMERGE", key, "nokey")
+		d.same("PFDEBUG", "ENCODING", key)
+		d.same("PFDEBUG", "DECODE", key)
+		d.same("PFDEBUG", "GETREG", key)
+		d.same("PFDEBUG", "TODENSE", key)
+		d.same("PFDEBUG", "nosuch", key)
+		d.same("GET", key)
+		d.same("TYPE", key)
+	}
+	d.same("PFADD")
+	d.same("PFCOUNT")
+	d.same("PFMERGE")
+	d.same("PFDEBUG", "GETREG")
+	d.same("PFSELFTEST", "x")
+	d.same("PFADD", "h", "x")
+	d.same("PFDEBUG", "Nosuch", "h")
+	d.same("PFDEBUG", "decode", "h")
+	d.same("EXPIRE", "h", "1000")
+	d.same("PFADD", "h", "y")
+	d.same("TTL", "h")
+	d.same("PFCOUNT", "h")
+	d.same("TTL", "h")
+	d.same("OBJECT", "ENCODING", "h")
+}
+
+// TestDiffHLLCorrupt feeds both servers HLLs with random damage to their
+// sparse opcodes and to their cached cardinality: they must agree on every
+// reply, and Cairn must not crash.
+func TestDiffHLLCorrupt(t *testing.T) {
+	d := newDiffRun(t)
+	r := rand.New(rand.NewPCG(99, 1))
+	hllFill(d, r, "src", 40)
+	good, err := d.redis.Do("GET", "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		b := bytes.Clone(good.([]byte))
+		for range 1 + r.IntN(3) {
+			switch p := hll.HeaderSize + r.IntN(len(b)-hll.HeaderSize+1); {
+			case r.IntN(5) == 0:
+				b = append(b[:p:p], append([]byte{byte(r.UintN(256))}, b[p:]...)...)
+			case p < len(b) && r.IntN(4) == 0:
+				b = append(b[:p:p], b[p+1:]...)
+			case p < len(b):
+				b[p] = byte(r.UintN(256))
+			}
+		}
+		if r.IntN(3) == 0 {
+			b[8+r.IntN(8)] = byte(r.UintN(256))
+		}
+		key := "c" + strconv.Itoa(i%7)
+		d.same("SET", key, string(b))
+		switch r.IntN(5) {
+		case 0:
+			d.same("PFADD", key, hllElement(r), hllElement(r), hllElement(r))
+		case 1:
+			d.same("PFCOUNT", key)
+		case 2:
+			d.same("PFMERGE", "dst"+strconv.Itoa(i%3), key)
+		case 3:
+			d.same("PFDEBUG", "DECODE", key)
+		default:
+			d.same("PFCOUNT", key, "src")
+		}
+		d.same("GET", key)
+	}
+	for i := range 3 {
+		d.same("GET", "dst"+strconv.Itoa(i))
+	}
+}
+
+// TestDiffHLLFromRedis copies HLLs made by Redis into Cairn alone and
+// back: each counts the same on the other server.
+func TestDiffHLLFromRedis(t *testing.T) {
+	d := newDiffRun(t)
+	r := rand.New(rand.NewPCG(5, 55))
+	for i, n := range []int{5, 500, 5000, 50000} {
+		args := []any{"PFADD", "r"}
+		for range n {
+			args = append(args, hllElement(r))
+		}
+		if _, err := d.redis.Do(args...); err != nil {
+			t.Fatal(err)
+		}
+		b, err := d.redis.Do("GET", "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Sprintf("copy%d", i)
+		if _, err := d.redis.Do("SET", key, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.cairn.Do("SET", key, b); err != nil {
+			t.Fatal(err)
+		}
+		d.same("PFCOUNT", key)
+		d.same("PFCOUNT", key, "copy0")
+		d.same("PFADD", key, "one", "more")
+		d.same("GET", key)
+		d.same("PFCOUNT", key)
+	}
+}
