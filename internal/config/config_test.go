@@ -38,6 +38,7 @@ func TestGet(t *testing.T) {
 		{"hash-max-ziplist-entries", "512"},
 		{"hash-max-listpack-value", "64"},
 		{"hash-max-ziplist-value", "64"},
+		{"hll-sparse-max-bytes", "3000"},
 		{"hz", "10"},
 		{"key-cache-size", "67108864"},
 		{"latency-tracking", "yes"},

@@ -189,6 +189,11 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.hashMaxValue },
 	},
 	{
+		name: "hll-sparse-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 3000},
+		num: func(c *Config) *atomic.Int64 { return &c.hllSparseMaxBytes },
+	},
+	{
 		name: "hz", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, clampMin: 1, clampMax: 500, def: value{n: 10},
 		num: func(c *Config) *atomic.Int64 { return &c.hz },
@@ -279,11 +284,6 @@ var settings = []*setting{
 		// nothing: the runtime keeps state per P.
 		min: 0, max: 1024, def: value{n: 0},
 		num: func(c *Config) *atomic.Int64 { return &c.procs },
-	},
-	{
-		name: "hll-sparse-max-bytes", kind: kindMemory, mutable: true,
-		min: 0, max: math.MaxInt64, def: value{n: 3000},
-		num: func(c *Config) *atomic.Int64 { return &c.hllSparseMaxBytes },
 	},
 	{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,

@@ -138,7 +138,7 @@ var commandArgs = map[string]string{
 	"pfadd":             `key:key [element]...`,
 	"pfcount":           `key:key...`,
 	"pfdebug":           `subcommand key:key`,
-	"pfmerge":           `destkey:key [sourcekey:key]...`,
+	"pfmerge":           `destkey:key sourcekey:key...`,
 	"ping":              `[message]`,
 	"psetex":            `key:key milliseconds:integer value`,
 	"pttl":              `key:key`,

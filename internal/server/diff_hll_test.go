@@ -234,3 +234,16 @@ func TestDiffHLLFromRedis(t *testing.T) {
 		d.same("PFCOUNT", key)
 	}
 }
+
+// TestDiffHLLCommandInfo compares the commands' table entries: flags, key
+// specifications, ACL categories. PFCOUNT is left out: Redis 7.2 lists its
+// may_replicate flag, which the redis-server 7.0.15 at hand does not print.
+func TestDiffHLLCommandInfo(t *testing.T) {
+	d := newDiffRun(t)
+	for _, name := range []string{"pfadd", "pfmerge", "pfdebug", "pfselftest"} {
+		d.same("COMMAND", "INFO", name)
+	}
+	d.same("COMMAND", "GETKEYSANDFLAGS", "PFMERGE", "d", "a", "b")
+	d.same("COMMAND", "GETKEYSANDFLAGS", "PFCOUNT", "a", "b")
+	d.same("COMMAND", "GETKEYS", "PFDEBUG", "GETREG", "k")
+}
