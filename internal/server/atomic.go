@@ -121,7 +121,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case spec.Flags&command.NoScript != 0:
 			scriptError(w, "ERR This Redis command is not allowed from script")
 			return true, nil
-		case g.kind == groupScriptRO && spec.Flags&command.Write != 0:
+		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
+			// Redis counts a may-replicate command (PFCOUNT) as a write
+			// here.
 			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
 			return true, nil
 		}

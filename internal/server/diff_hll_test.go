@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cairndb/cairn/internal/hll"
@@ -246,4 +247,57 @@ func TestDiffHLLCommandInfo(t *testing.T) {
 	d.same("COMMAND", "GETKEYSANDFLAGS", "PFMERGE", "d", "a", "b")
 	d.same("COMMAND", "GETKEYSANDFLAGS", "PFCOUNT", "a", "b")
 	d.same("COMMAND", "GETKEYS", "PFDEBUG", "GETREG", "k")
+}
+
+// TestNotifyHLLMatchesRedis compares the keyspace events of the
+// HyperLogLog commands with Redis's: "pfadd" for PFADD and PFMERGE,
+// "new" for a created key, "keymiss" for PFCOUNT's and PFMERGE's reads.
+func TestNotifyHLLMatchesRedis(t *testing.T) {
+	seq := cmds("PFADD h a b c", "PFADD h a", "PFADD h", "PFADD e", "PFCOUNT h", "PFCOUNT h",
+		"PFCOUNT nope", "PFCOUNT h nope", "PFMERGE m h nope", "PFMERGE m", "PFMERGE m2",
+		"PFDEBUG TODENSE h", "PFDEBUG GETREG m", "PFADD h x y z", "SET s x", "PFADD s a",
+		"PFCOUNT s", "PFMERGE m s", "LPUSH l x", "PFADD l a", "EXPIRE h 100", "PFADD h q")
+	for _, classes := range []string{"KEA", "KEAmn", "E$m"} {
+		t.Run(classes, func(t *testing.T) {
+			d := newDiffRun(t)
+			rsub := notifySubscriber(t, d.redis.Addr())
+			csub := notifySubscriber(t, d.cairn.Addr())
+			d.same("CONFIG", "SET", "notify-keyspace-events", classes)
+			for _, c := range seq {
+				d.same(c...)
+			}
+			want := drainEvents(t, d.redis, rsub)
+			got := drainEvents(t, d.cairn, csub)
+			if i := firstDifference(want, got); i >= 0 {
+				t.Errorf("events differ from #%d\nRedis:\n  %s\nCairn:\n  %s", i,
+					strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+			}
+		})
+	}
+}
+
+// TestHLLCacheWriteBack checks that PFCOUNT of one key stores the
+// cardinality it computed, as a write: a WATCH on the key fails, inside
+// MULTI the cache is written too, and a read-only script only reads.
+func TestHLLCacheWriteBack(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("PFADD", "h", "a", "b", "c")
+	d.same("GET", "h")
+	d.same("WATCH", "h")
+	d.same("PFCOUNT", "h")
+	d.same("MULTI")
+	d.same("SET", "other", "1")
+	d.same("EXEC")
+	d.same("GET", "h")
+	d.same("PFADD", "h", "d")
+	d.same("MULTI")
+	d.same("PFCOUNT", "h")
+	d.same("PFCOUNT", "h", "h")
+	d.same("EXEC")
+	d.same("GET", "h")
+	d.same("PFADD", "h", "e")
+	d.same("EVAL_RO", "return redis.call('pfcount', KEYS[1])", "1", "h")
+	d.same("EVAL", "return redis.call('pfcount', KEYS[1])", "1", "h")
+	d.same("GET", "h")
+	d.same("PFSELFTEST")
 }
