@@ -105,6 +105,10 @@ func TestDiffHLL(t *testing.T) {
 func TestDiffHLLSparseMaxBytes(t *testing.T) {
 	d := newDiffRun(t)
 	r := rand.New(rand.NewPCG(7, 7))
+	for _, bad := range []string{"-1", "abc", "1kb", "9223372036854775808", ""} {
+		d.same("CONFIG", "SET", "hll-sparse-max-bytes", bad)
+		d.same("CONFIG", "GET", "hll-sparse-max-bytes")
+	}
 	for _, limit := range []string{"0", "18", "100", "5000", "12000"} {
 		d.same("CONFIG", "SET", "hll-sparse-max-bytes", limit)
 		d.same("CONFIG", "GET", "hll-sparse-max-bytes")
@@ -300,4 +304,40 @@ func TestHLLCacheWriteBack(t *testing.T) {
 	d.same("EVAL", "return redis.call('pfcount', KEYS[1])", "1", "h")
 	d.same("GET", "h")
 	d.same("PFSELFTEST")
+}
+
+// TestDiffHLLRandom runs random sequences of every HyperLogLog command over
+// a few keys, with hll-sparse-max-bytes changing under them, comparing
+// every reply and the keys' bytes.
+func TestDiffHLLRandom(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			d := newDiffRun(t)
+			r := rand.New(rand.NewPCG(seed, 21))
+			keys := []string{"a", "b", "c", "d"}
+			key := func() string { return keys[r.IntN(len(keys))] }
+			for range 400 {
+				k := key()
+				switch r.IntN(10) {
+				case 0, 1, 2:
+					hllFill(d, r, k, r.IntN(1+[]int{10, 200, 3000}[r.IntN(3)]))
+				case 3:
+					d.same("PFMERGE", k, key(), key())
+				case 4:
+					d.same("PFCOUNT", k, key(), key())
+				case 5:
+					d.same("PFDEBUG", []string{"TODENSE", "ENCODING", "DECODE", "GETREG"}[r.IntN(4)], k)
+				case 6:
+					d.same("CONFIG", "SET", "hll-sparse-max-bytes", []string{"0", "50", "500", "3000", "10000"}[r.IntN(5)])
+				case 7:
+					d.same("PFADD", k)
+				case 8:
+					d.same("COPY", k, key(), "REPLACE")
+				default:
+					d.same("PFCOUNT", k)
+				}
+				d.same("GET", k)
+			}
+		})
+	}
 }
