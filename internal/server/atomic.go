@@ -154,7 +154,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		req.timeout(x)
 	}
 	if g.tx.Writable() {
-		if x.failed {
+		if x.failed && !x.keepWrites {
 			if err := g.tx.RollbackCommand(mark); err != nil {
 				return true, err
 			}

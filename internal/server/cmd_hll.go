@@ -94,12 +94,20 @@ func cmdPFAdd(x *ctx) {
 		b = hll.New()
 	}
 	for _, ele := range x.args[2:] {
-		var changed bool
-		var err error
-		if b, changed, err = hll.Add(b, ele, x.sparseMax()); err != nil {
+		next, changed, err := hll.Add(b, ele, x.sparseMax())
+		if err != nil {
+			// Redis changes the HLL in place: what the elements before
+			// the corruption changed stays, without an event.
+			if updated {
+				if !x.saveHLL(key, b) {
+					return
+				}
+				x.keepWrites = true
+			}
 			x.errorReply(errCorruptHLL)
 			return
 		}
+		b = next
 		updated = updated || changed
 	}
 	if updated {

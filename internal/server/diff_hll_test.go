@@ -165,14 +165,23 @@ func TestDiffHLLErrors(t *testing.T) {
 // sparse opcodes and to their cached cardinality: they must agree on every
 // reply, and Cairn must not crash.
 func TestDiffHLLCorrupt(t *testing.T) {
+	for _, n := range []int{40, 400} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) { diffHLLCorrupt(t, n) })
+	}
+}
+
+// hllCorruptRounds is how many damaged HLLs each run tries.
+var hllCorruptRounds = 1000
+
+func diffHLLCorrupt(t *testing.T, size int) {
 	d := newDiffRun(t)
-	r := rand.New(rand.NewPCG(99, 1))
-	hllFill(d, r, "src", 40)
+	r := rand.New(rand.NewPCG(99, uint64(size)))
+	hllFill(d, r, "src", size)
 	good, err := d.redis.Do("GET", "src")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 300 {
+	for i := range hllCorruptRounds {
 		b := bytes.Clone(good.([]byte))
 		for range 1 + r.IntN(3) {
 			switch p := hll.HeaderSize + r.IntN(len(b)-hll.HeaderSize+1); {
@@ -189,7 +198,21 @@ func TestDiffHLLCorrupt(t *testing.T) {
 		}
 		key := "c" + strconv.Itoa(i%7)
 		d.same("SET", key, string(b))
-		switch r.IntN(5) {
+		switch r.IntN(7) {
+		case 5:
+			d.same("PFDEBUG", "TODENSE", key)
+		case 6:
+			// A PFADD that meets the damage keeps what it changed
+			// before, inside a transaction too.
+			multi := r.IntN(2) == 0
+			if multi {
+				d.same("MULTI")
+			}
+			d.same("PFADD", key, hllElement(r), hllElement(r))
+			d.same("PFADD", key, hllElement(r))
+			if multi {
+				d.same("EXEC")
+			}
 		case 0:
 			d.same("PFADD", key, hllElement(r), hllElement(r), hllElement(r))
 		case 1:

@@ -81,6 +81,9 @@ type ctx struct {
 	args [][]byte
 	// failed is set when the handler replied with an error.
 	failed bool
+	// keepWrites, with failed, keeps what the handler wrote before its
+	// error: Redis leaves a corrupt HLL that PFADD updated in part so.
+	keepWrites bool
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
 	// afterCommit, set by a handler, runs once its writes are committed
@@ -302,7 +305,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	}
 	e.run(x)
 	if writing {
-		if !x.failed && x.blocked == nil {
+		if (!x.failed || x.keepWrites) && x.blocked == nil {
 			if err := x.tx.Commit(); err != nil {
 				// Nothing was written: take back the reply the handler
 				// prepared and report the failure instead.
@@ -387,7 +390,7 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 	e.run(x)
 	x.tx = nil
 	c.pipeReplies++
-	if x.failed {
+	if x.failed && !x.keepWrites {
 		if err := c.pipe.RollbackCommand(mark); err != nil {
 			s.failPipeline(c, err)
 			return
