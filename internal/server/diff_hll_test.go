@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/internal/hll"
+	"github.com/cairndb/cairn/internal/redistest"
 )
 
 // The differential tests of the HyperLogLog commands: the same elements
@@ -260,6 +261,26 @@ func TestDiffHLLFromRedis(t *testing.T) {
 		d.same("PFADD", key, "one", "more")
 		d.same("GET", key)
 		d.same("PFCOUNT", key)
+
+		// And the other way: an HLL Cairn made, read in Redis.
+		args[1] = "own"
+		if _, err := d.cairn.Do(args...); err != nil {
+			t.Fatal(err)
+		}
+		own, err := d.cairn.Do("GET", "own")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := fmt.Sprintf("back%d", i)
+		for _, c := range []*redistest.Conn{d.redis, d.cairn} {
+			if _, err := c.Do("SET", back, own); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.same("PFCOUNT", back)
+		d.same("PFCOUNT", back, key)
+		d.same("PFMERGE", back, key)
+		d.same("GET", back)
 	}
 }
 
