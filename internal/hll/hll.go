@@ -34,12 +34,11 @@ const (
 	Sparse     = 1      // encoding byte of the sparse form
 	q          = 64 - P // hash bits left for the run of zeros
 	regMax     = 1<<Bits - 1
-	seed       = 0xadc83b19
+	Seed       = 0xadc83b19 // Redis's seed for hashing elements
 	// Sparse opcode limits.
 	valMaxValue = 32
 	valMaxLen   = 4
 	zeroMaxLen  = 64
-	xzeroMaxLen = 16384
 )
 
 // ErrCorrupt reports a malformed HLL (Redis: INVALIDOBJ).
@@ -85,11 +84,12 @@ func SetCache(b []byte, card uint64) {
 // Redis does.
 func Invalidate(b []byte) { b[15] |= 0x80 }
 
-// Hash is Redis's MurmurHash64A (endian neutral) with seed.
-func Hash(data []byte, seed uint64) uint64 {
+// Hash is Redis's MurmurHash64A (its endian-neutral form) of data with
+// seed s; the HLL hashes its elements with Seed.
+func Hash(data []byte, s uint64) uint64 {
 	const m = 0xc6a4a7935bd1e995
 	const r = 47
-	h := seed ^ (uint64(len(data)) * m)
+	h := s ^ (uint64(len(data)) * m)
 	n := len(data) &^ 7
 	for i := 0; i < n; i += 8 {
 		k := uint64(data[i]) | uint64(data[i+1])<<8 | uint64(data[i+2])<<16 | uint64(data[i+3])<<24 |
@@ -115,7 +115,7 @@ func Hash(data []byte, seed uint64) uint64 {
 // patLen returns the register an element hashes to and the length of the
 // run of zeros (plus one) in the rest of its hash.
 func patLen(ele []byte) (int, uint8) {
-	h := Hash(ele, seed)
+	h := Hash(ele, Seed)
 	idx := int(h & (Registers - 1))
 	h >>= P
 	h |= 1 << q
@@ -474,7 +474,7 @@ func tau(x float64) float64 {
 	}
 }
 
-// Register returns register i of b's registers in dense form.
+// Register returns register i of d, a dense HLL.
 func Register(d []byte, i int) uint8 { return denseGet(d[HeaderSize:], i) }
 
 // Describe is PFDEBUG DECODE: a sparse HLL's opcodes as "z:N", "Z:N" and
