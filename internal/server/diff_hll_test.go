@@ -122,7 +122,13 @@ func TestDiffHLLSparseMaxBytes(t *testing.T) {
 }
 
 func TestDiffHLLErrors(t *testing.T) {
-	d := newDiffRun(t)
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) { diffHLLErrors(t, proto) })
+	}
+}
+
+func diffHLLErrors(t *testing.T, proto int) {
+	d := newDiffRunProto(t, proto)
 	d.same("RPUSH", "list", "a")
 	d.same("SET", "str", "hello")
 	d.same("SET", "short", "HYLL")
