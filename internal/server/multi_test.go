@@ -282,3 +282,32 @@ func TestMultiQueueErrorsAndLimits(t *testing.T) {
 		t.Fatalf("LLEN = %q", got)
 	}
 }
+
+// TestMultiQueueLimit: a transaction whose queued commands pass
+// client-query-buffer-limit is dropped, answered with a clear error, and
+// EXEC aborts; the connection and the server go on.
+func TestMultiQueueLimit(t *testing.T) {
+	ts := startServer(t, "client-query-buffer-limit", "1mb")
+	rc := ts.wire(t)
+	rc.do("MULTI")
+	big := strings.Repeat("x", 64<<10)
+	var got string
+	for i := range 40 {
+		got = rc.do("SET", "k"+strconv.Itoa(i), big)
+		if got != "+QUEUED\r\n" {
+			break
+		}
+	}
+	if !strings.Contains(got, "client-query-buffer-limit") {
+		t.Fatalf("queueing past the limit answered %q", got)
+	}
+	if got := rc.do("SET", "after", "1"); got != "+QUEUED\r\n" {
+		t.Fatalf("after the limit: %q", got)
+	}
+	if got := rc.do("EXEC"); !strings.HasPrefix(got, "-EXECABORT") {
+		t.Fatalf("EXEC = %q", got)
+	}
+	if got := rc.do("EXISTS", "k0", "after"); got != ":0\r\n" {
+		t.Fatalf("keys of the dropped transaction exist: %q", got)
+	}
+}
