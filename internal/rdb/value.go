@@ -174,9 +174,7 @@ func DecodeValue(payload []byte) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
-	if r.Len() != 0 {
-		return Object{}, corrupt("%d bytes after the value", r.Len())
-	}
+	// Bytes after the value are ignored, as Redis's RESTORE does.
 	if err := o.check(); err != nil {
 		return Object{}, err
 	}

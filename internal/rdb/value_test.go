@@ -198,7 +198,6 @@ func TestDecodeBadPayloads(t *testing.T) {
 		{"newer version", newer, ErrBadTrailer},
 		{"no type", withTrailer(""), ErrCorrupt},
 		{"module type", withTrailer("\x07"), ErrUnsupportedType},
-		{"trailing bytes", withTrailer("\x00\x01ab"), ErrCorrupt},
 		{"huge set count", withTrailer("\x02\x81\xff\xff\xff\xff\xff\xff\xff\xff"), ErrCorrupt},
 		{"huge string", withTrailer("\x00\x80\xff\xff\xff\xff"), ErrCorrupt},
 		{"empty set", withTrailer("\x02\x00"), ErrCorrupt},

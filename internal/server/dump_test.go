@@ -1,0 +1,207 @@
+package server
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/redistest"
+)
+
+// dumpOf runs DUMP key on c and returns the payload.
+func dumpOf(t *testing.T, c *redistest.Conn, who, key string) string {
+	t.Helper()
+	v, err := c.Do("DUMP", key)
+	if err != nil {
+		t.Fatalf("%s: DUMP %s: %v", who, key, err)
+	}
+	p, ok := v.([]byte)
+	if !ok {
+		t.Fatalf("%s: DUMP %s = %v", who, key, v)
+	}
+	return string(p)
+}
+
+// dumpCase is a value built by setup (on key k) and read back by reads
+// (with {} standing for the key); unordered reads compare as multisets.
+type dumpCase struct {
+	name      string
+	setup     [][]string
+	reads     [][]string
+	unordered bool
+	pairs     bool
+}
+
+func dumpCases() []dumpCase {
+	many := func(cmd string, n int, item func(i int) []string) []string {
+		args := []string{cmd, "k"}
+		for i := range n {
+			args = append(args, item(i)...)
+		}
+		return args
+	}
+	str := [][]string{{"GET", "{}"}, {"TYPE", "{}"}}
+	list := [][]string{{"LRANGE", "{}", "0", "-1"}, {"LLEN", "{}"}}
+	zset := [][]string{{"ZRANGE", "{}", "0", "-1", "WITHSCORES"}}
+	return []dumpCase{
+		{name: "string", setup: [][]string{{"SET", "k", "hello"}}, reads: str},
+		{name: "string int", setup: [][]string{{"SET", "k", "-123456789"}}, reads: str},
+		{name: "string empty", setup: [][]string{{"SET", "k", ""}}, reads: str},
+		{name: "string long", setup: [][]string{{"SET", "k", strings.Repeat("abcdefghij", 1000)}}, reads: str},
+		{name: "string binary", setup: [][]string{{"SET", "k", "\x00\xff\r\n"}}, reads: str},
+		{name: "list small", setup: [][]string{{"RPUSH", "k", "a", "1", "-5", "300", "70000", "-5000000000", "", strings.Repeat("x", 100)}}, reads: list},
+		{name: "list large", setup: [][]string{many("RPUSH", 2000, func(i int) []string { return []string{"e" + strconv.Itoa(i)} })}, reads: list},
+		{name: "list huge element", setup: [][]string{{"RPUSH", "k", "a", strings.Repeat("z", 30000), "b"}}, reads: list},
+		{name: "set intset", setup: [][]string{{"SADD", "k", "1", "-2", "300", "70000", "-5000000000"}}, reads: [][]string{{"SMEMBERS", "{}"}}, unordered: true},
+		{name: "set small", setup: [][]string{{"SADD", "k", "a", "b", "12"}}, reads: [][]string{{"SMEMBERS", "{}"}}, unordered: true},
+		{name: "set large", setup: [][]string{many("SADD", 700, func(i int) []string { return []string{"m" + strconv.Itoa(i)} })}, reads: [][]string{{"SMEMBERS", "{}"}, {"SCARD", "{}"}}, unordered: true},
+		{name: "zset small", setup: [][]string{{"ZADD", "k", "1", "a", "-2.5", "b", "inf", "c", "-inf", "d", "123456.75", "e", "0.25", "f"}}, reads: zset},
+		{name: "zset large", setup: [][]string{many("ZADD", 300, func(i int) []string { return []string{strconv.FormatFloat(float64(i)/4, 'g', -1, 64), "m" + strconv.Itoa(i)} })}, reads: zset},
+		{name: "hash small", setup: [][]string{{"HSET", "k", "f1", "v1", "f2", "123", "f3", ""}}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
+		{name: "hash large", setup: [][]string{many("HSET", 600, func(i int) []string { return []string{"f" + strconv.Itoa(i), "v" + strconv.Itoa(i)} })}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
+		{name: "hash long value", setup: [][]string{{"HSET", "k", "f", strings.Repeat("x", 100)}}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
+	}
+}
+
+// TestDumpRestoreWithRedis moves every type both ways between a real
+// redis-server 7 and Cairn: DUMP in Redis then RESTORE in both, and DUMP
+// in Cairn then RESTORE in both, and compares what each then holds.
+func TestDumpRestoreWithRedis(t *testing.T) {
+	for _, tc := range dumpCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDiffRun(t)
+			for _, c := range tc.setup {
+				d.same(c...)
+			}
+			d.same("PEXPIRE", "k", "5000000")
+			fromRedis := dumpOf(t, d.redis, "redis-server", "k")
+			fromCairn := dumpOf(t, d.cairn, "Cairn", "k")
+			for _, m := range []struct{ key, payload string }{{"from_redis", fromRedis}, {"from_cairn", fromCairn}} {
+				d.same("RESTORE", m.key, "0", m.payload)
+				d.same("RESTORE", m.key, "0", m.payload) // BUSYKEY
+				d.same("RESTORE", m.key, "3000000", m.payload, "REPLACE", "IDLETIME", "10")
+				d.same("TTL", m.key)
+				for _, r := range tc.reads {
+					args := make([]string, len(r))
+					for i, a := range r {
+						args[i] = strings.ReplaceAll(a, "{}", m.key)
+					}
+					if tc.unordered {
+						d.sameUnordered(tc.pairs, args...)
+					} else {
+						d.same(args...)
+					}
+				}
+				abs := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
+				d.same("RESTORE", m.key, abs, m.payload, "REPLACE", "ABSTTL", "FREQ", "5")
+				d.same("TTL", m.key)
+				d.same("RESTORE", m.key, "1000", m.payload, "REPLACE", "ABSTTL")
+				d.same("EXISTS", m.key)
+			}
+		})
+	}
+}
+
+func TestRestoreErrorsLikeRedis(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("SET", "k", "v")
+	good := dumpOf(t, d.redis, "redis-server", "k")
+	body := []byte(good[:len(good)-10])
+	// withTrailer gives body a valid Redis 7.0 trailer.
+	withTrailer := func(body string) string {
+		b := binary.LittleEndian.AppendUint16([]byte(body), 10)
+		return string(binary.LittleEndian.AppendUint64(b, rdb.CRC64(0, b)))
+	}
+	flipped := []byte(good)
+	flipped[2] ^= 0x20
+	cases := [][]string{
+		{"RESTORE", "k", "0", good},
+		{"RESTORE", "k", "-1", good},
+		{"RESTORE", "k", "abc", good},
+		{"RESTORE", "n", "-1", good},
+		{"RESTORE", "n", "abc", good},
+		{"RESTORE", "n", "0", good, "FOO"},
+		{"RESTORE", "n", "0", good, "IDLETIME"},
+		{"RESTORE", "n", "0", good, "IDLETIME", "-1"},
+		{"RESTORE", "n", "0", good, "IDLETIME", "x"},
+		{"RESTORE", "n", "0", good, "FREQ", "256"},
+		{"RESTORE", "n", "0", good, "FREQ", "-1"},
+		{"RESTORE", "n", "0", good, "IDLETIME", "1", "FREQ", "1"},
+		{"RESTORE", "n", "0", good, "FREQ", "1", "IDLETIME", "1"},
+		{"RESTORE", "k", "0", "junk", "FOO"},
+		{"RESTORE", "n", "0", ""},
+		{"RESTORE", "n", "0", "short"},
+		{"RESTORE", "n", "0", string(flipped)},
+		{"RESTORE", "n", "0", good[:len(good)-1]},
+		{"RESTORE", "n", "0", withTrailer(string(body) + "x")},
+		{"RESTORE", "n", "0", withTrailer("\x00\x80\xff\xff\xff\xff")},
+		{"RESTORE", "n", "0", withTrailer("\x02\x81\xff\xff\xff\xff\xff\xff\xff\xff")},
+		{"RESTORE", "n", "0", withTrailer("\x02\x00")},
+		{"RESTORE", "n", "0", withTrailer("\x02\x02\x01a\x01a")},
+		{"RESTORE", "n", "0", withTrailer("\x04\x01\x01a")},
+		{"RESTORE", "n", "0", withTrailer("\x12\x01\x02\x03abc")},
+		{"RESTORE", "n", "0", withTrailer("\x0b\x04\x01\x00\x00\x00")},
+		{"RESTORE", "n", "0", withTrailer("\x63")},
+		{"EXISTS", "n"},
+		{"DUMP", "nosuchkey"},
+		{"DUMP"},
+	}
+	for _, c := range cases {
+		d.same(c...)
+	}
+}
+
+// TestRestoreNotifies checks the "restore" event (class g) and the "del"
+// of an ABSTTL already past, as Redis sends them.
+func TestRestoreNotifies(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	d.same("SET", "k", "v")
+	p := dumpOf(t, d.redis, "redis-server", "k")
+	var got [2][]string
+	for i, c := range []*redistest.Conn{d.redis, d.cairn} {
+		sub := notifySubscriber(t, c.Addr())
+		for _, cmd := range [][]any{{"RESTORE", "r", "0", p}, {"RESTORE", "r", "0", p, "REPLACE"}, {"RESTORE", "r", "1", p, "REPLACE", "ABSTTL"}} {
+			if _, err := c.Do(cmd...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got[i] = drainEvents(t, c, sub)
+	}
+	if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+		t.Fatalf("notifications differ:\nredis-server: %q\nCairn:        %q", got[0], got[1])
+	}
+	if !strings.Contains(fmt.Sprint(got[1]), "restore") {
+		t.Fatalf("no restore event: %q", got[1])
+	}
+}
+
+// TestDumpHashFieldTTLRefused: a hash with field deadlines cannot be
+// dumped in a format Redis 7.0 reads, and is refused rather than dumped
+// without them.
+func TestDumpHashFieldTTLRefused(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	for _, cmd := range [][]any{{"HSET", "h", "a", "1", "b", "2"}, {"HEXPIRE", "h", "100", "FIELDS", "1", "a"}} {
+		if _, err := c.Do(cmd...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Do("DUMP", "h"); err == nil || !strings.Contains(err.Error(), "field expirations") {
+		t.Fatalf("DUMP of a hash with field TTLs = %v", err)
+	}
+	if _, err := c.Do("HPERSIST", "h", "FIELDS", "1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Do("DUMP", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := rdb.DecodeValue(p.([]byte)); err != nil || len(o.Pairs) != 4 {
+		t.Fatalf("DUMP after HPERSIST decodes to %+v, %v", o, err)
+	}
+}
