@@ -60,7 +60,9 @@ func dumpCases() []dumpCase {
 		{name: "set small", setup: [][]string{{"SADD", "k", "a", "b", "12"}}, reads: [][]string{{"SMEMBERS", "{}"}}, unordered: true},
 		{name: "set large", setup: [][]string{many("SADD", 700, func(i int) []string { return []string{"m" + strconv.Itoa(i)} })}, reads: [][]string{{"SMEMBERS", "{}"}, {"SCARD", "{}"}}, unordered: true},
 		{name: "zset small", setup: [][]string{{"ZADD", "k", "1", "a", "-2.5", "b", "inf", "c", "-inf", "d", "123456.75", "e", "0.25", "f"}}, reads: zset},
-		{name: "zset large", setup: [][]string{many("ZADD", 300, func(i int) []string { return []string{strconv.FormatFloat(float64(i)/4, 'g', -1, 64), "m" + strconv.Itoa(i)} })}, reads: zset},
+		{name: "zset large", setup: [][]string{many("ZADD", 300, func(i int) []string {
+			return []string{strconv.FormatFloat(float64(i)/4, 'g', -1, 64), "m" + strconv.Itoa(i)}
+		})}, reads: zset},
 		{name: "hash small", setup: [][]string{{"HSET", "k", "f1", "v1", "f2", "123", "f3", ""}}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
 		{name: "hash large", setup: [][]string{many("HSET", 600, func(i int) []string { return []string{"f" + strconv.Itoa(i), "v" + strconv.Itoa(i)} })}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
 		{name: "hash long value", setup: [][]string{{"HSET", "k", "f", strings.Repeat("x", 100)}}, reads: [][]string{{"HGETALL", "{}"}}, unordered: true, pairs: true},
