@@ -254,11 +254,64 @@ func FuzzDecodeValue(f *testing.F) {
 	})
 }
 
+// redisBlobs returns the listpacks and intsets inside the real Redis
+// payloads of testdata, as seeds for the container decoders' fuzzers.
+func redisBlobs(tb testing.TB) (listpacks, intsets [][]byte) {
+	for _, p := range redisDumps(tb) {
+		r := NewReader(p[:len(p)-10])
+		t, _ := r.Byte()
+		switch t {
+		case TypeSetIntset, TypeSetListpack, TypeHashListpack, TypeZSetListpack:
+			blob, err := r.String()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if t == TypeSetIntset {
+				intsets = append(intsets, blob)
+			} else {
+				listpacks = append(listpacks, blob)
+			}
+		case TypeListQuicklist2:
+			n, _ := r.Length()
+			for range n {
+				container, _ := r.Length()
+				blob, err := r.String()
+				if err != nil {
+					tb.Fatal(err)
+				}
+				if container == quicklistNodePacked {
+					listpacks = append(listpacks, blob)
+				}
+			}
+		}
+	}
+	if len(listpacks) == 0 || len(intsets) == 0 {
+		tb.Fatalf("testdata holds %d listpacks and %d intsets", len(listpacks), len(intsets))
+	}
+	return listpacks, intsets
+}
+
 func FuzzDecodeListpack(f *testing.F) {
+	lps, _ := redisBlobs(f)
+	for _, lp := range lps {
+		f.Add(lp)
+	}
 	f.Add(AppendListpack(nil, strs("a", "", strings.Repeat("b", 300))))
 	f.Add([]byte{0x0c, 0, 0, 0, 1, 0, 0xc1, 0x23, 2, 0xff, 0, 0})
 	f.Fuzz(func(t *testing.T, p []byte) {
-		_, _ = DecodeListpack(p)
+		entries, err := DecodeListpack(p)
+		if err != nil {
+			return
+		}
+		again, err := DecodeListpack(AppendListpack(nil, entries))
+		if err != nil || len(again) != len(entries) {
+			t.Fatalf("re-encoded listpack: %d entries, %v; want %d", len(again), err, len(entries))
+		}
+		for i := range again {
+			if !bytes.Equal(again[i], entries[i]) {
+				t.Fatalf("entry %d: %q became %q", i, entries[i], again[i])
+			}
+		}
 	})
 }
 
@@ -285,6 +338,10 @@ func FuzzDecodeZiplist(f *testing.F) {
 }
 
 func FuzzDecodeIntset(f *testing.F) {
+	_, iss := redisBlobs(f)
+	for _, is := range iss {
+		f.Add(is)
+	}
 	f.Add([]byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 2, 0})
 	f.Fuzz(func(t *testing.T, p []byte) {
 		_, _ = DecodeIntset(p)
