@@ -338,3 +338,67 @@ func DecodeZiplist(zl []byte) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// DecodeZipmap returns a zipmap's keys and values, alternating (hashes of
+// Redis 2.4 and older).
+//
+// Layout: a count byte (254 or more: unknown), then per entry the key's
+// length, the key, the value's length, a byte of free space after the
+// value, the value and that free space; then 0xff. A length is one byte
+// below 254, or 254 and a 4-byte little-endian length.
+func DecodeZipmap(zm []byte) ([][]byte, error) {
+	if len(zm) < 2 || zm[len(zm)-1] != 0xff {
+		return nil, corrupt("zipmap without its end byte")
+	}
+	end := len(zm) - 1
+	off := 1
+	readLen := func() (int, error) {
+		if off >= end {
+			return 0, corrupt("zipmap length past the end at %d", off)
+		}
+		b := zm[off]
+		off++
+		if b < 254 {
+			return int(b), nil
+		}
+		if b == 255 || off+4 > end {
+			return 0, corrupt("zipmap length at %d", off-1)
+		}
+		n := uint64(binary.LittleEndian.Uint32(zm[off:]))
+		off += 4
+		if n > uint64(end) {
+			return 0, corrupt("zipmap length %d past the end", n)
+		}
+		return int(n), nil
+	}
+	var out [][]byte
+	for off < end {
+		klen, err := readLen()
+		if err != nil {
+			return nil, err
+		}
+		if off+klen > end {
+			return nil, corrupt("zipmap key past the end at %d", off)
+		}
+		key := zm[off : off+klen]
+		off += klen
+		vlen, err := readLen()
+		if err != nil {
+			return nil, err
+		}
+		if off >= end {
+			return nil, corrupt("zipmap free byte past the end at %d", off)
+		}
+		free := int(zm[off])
+		off++
+		if off+vlen+free > end {
+			return nil, corrupt("zipmap value past the end at %d", off)
+		}
+		out = append(out, key, zm[off:off+vlen])
+		off += vlen + free
+	}
+	if n := int(zm[0]); n < 254 && n != len(out)/2 {
+		return nil, corrupt("zipmap header says %d entries, have %d", n, len(out)/2)
+	}
+	return out, nil
+}

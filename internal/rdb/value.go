@@ -263,7 +263,15 @@ func (r *Reader) value(t byte) (Object, error) {
 		}
 		return zsetFromEntries(entries)
 	case TypeHashZipmap:
-		return Object{}, corrupt("zipmap hashes (Redis 2.4) are not read")
+		blob, err := r.String()
+		if err != nil {
+			return Object{}, err
+		}
+		pairs, err := DecodeZipmap(blob)
+		if err != nil {
+			return Object{}, err
+		}
+		return Object{Kind: KindHash, Pairs: pairs}, nil
 	}
 	return Object{}, ErrUnsupportedType
 }

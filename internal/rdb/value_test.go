@@ -347,3 +347,65 @@ func FuzzDecodeIntset(f *testing.F) {
 		_, _ = DecodeIntset(p)
 	})
 }
+
+// zipmapSample maps "foo" to "bar" (1 free byte) and "k" to "" as Redis
+// 2.4 wrote it.
+var zipmapSample = []byte{2, 3, 'f', 'o', 'o', 3, 1, 'b', 'a', 'r', 0, 1, 'k', 0, 0, 0xff}
+
+func TestDecodeZipmap(t *testing.T) {
+	got, err := DecodeZipmap(zipmapSample)
+	if err != nil || !reflect.DeepEqual(got, strs("foo", "bar", "k", "")) {
+		t.Fatalf("DecodeZipmap = %q, %v", got, err)
+	}
+	o, err := DecodeValue(binaryTrailer(append([]byte{TypeHashZipmap, byte(len(zipmapSample))}, zipmapSample...)))
+	if err != nil || o.Kind != KindHash || !reflect.DeepEqual(o.Pairs, strs("foo", "bar", "k", "")) {
+		t.Fatalf("DecodeValue = %+v, %v", o, err)
+	}
+	for _, bad := range [][]byte{{}, {1, 0xff}, {0, 3, 'a', 0xff}, {1, 1, 'a', 254, 0xff}} {
+		if _, err := DecodeZipmap(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("DecodeZipmap(%q) = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func FuzzDecodeZipmap(f *testing.F) {
+	f.Add(zipmapSample)
+	f.Fuzz(func(t *testing.T, p []byte) {
+		_, _ = DecodeZipmap(p)
+	})
+}
+
+// TestDecodeOlderAndNewerEncodings builds the encodings the installed
+// Redis 7.0 does not write — Redis 7.2's set listpack, the plain list and
+// text-score sorted set of old RDB files, and Redis 6's ziplist forms —
+// and decodes them.
+func TestDecodeOlderAndNewerEncodings(t *testing.T) {
+	blob := func(t byte, b []byte) []byte { return AppendString([]byte{t}, b) }
+	zl := ziplistSample // "a", "5", "-1"
+	zlPairs := []byte{0x10, 0, 0, 0, 0x0d, 0, 0, 0, 2, 0, 0, 0x01, 'f', 3, 0xf3, 0xff} // "f", "2"
+	tests := []struct {
+		name string
+		body []byte
+		want Object
+	}{
+		{"set listpack", blob(TypeSetListpack, AppendListpack(nil, strs("x", "y"))), Object{Kind: KindSet, Items: strs("x", "y")}},
+		{"plain list", append(append([]byte{TypeList}, 2), AppendString(AppendString(nil, []byte("p")), []byte("q"))...), Object{Kind: KindList, Items: strs("p", "q")}},
+		{"zset text scores", []byte{TypeZSet, 2, 1, 'a', 3, '1', '.', '5', 1, 'b', 254}, Object{Kind: KindZSet, ZSet: []ScoredMember{{[]byte("a"), 1.5}, {[]byte("b"), math.Inf(1)}}}},
+		{"list ziplist", blob(TypeListZiplist, zl), Object{Kind: KindList, Items: strs("a", "5", "-1")}},
+		{"quicklist of ziplists", append([]byte{TypeListQuicklist, 2}, append(AppendString(nil, zl), AppendString(nil, zl)...)...), Object{Kind: KindList, Items: strs("a", "5", "-1", "a", "5", "-1")}},
+		{"hash ziplist", blob(TypeHashZiplist, zlPairs), Object{Kind: KindHash, Pairs: strs("f", "2")}},
+		{"zset ziplist", blob(TypeZSetZiplist, zlPairs), Object{Kind: KindZSet, ZSet: []ScoredMember{{[]byte("f"), 2}}}},
+		{"quicklist2 plain node", append([]byte{TypeListQuicklist2, 1, quicklistNodePlain}, AppendString(nil, []byte("big"))...), Object{Kind: KindList, Items: strs("big")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeValue(binaryTrailer(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decoded %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
