@@ -381,7 +381,7 @@ func FuzzDecodeZipmap(f *testing.F) {
 // and decodes them.
 func TestDecodeOlderAndNewerEncodings(t *testing.T) {
 	blob := func(t byte, b []byte) []byte { return AppendString([]byte{t}, b) }
-	zl := ziplistSample // "a", "5", "-1"
+	zl := ziplistSample                                                                // "a", "5", "-1"
 	zlPairs := []byte{0x10, 0, 0, 0, 0x0d, 0, 0, 0, 2, 0, 0, 0x01, 'f', 3, 0xf3, 0xff} // "f", "2"
 	tests := []struct {
 		name string
