@@ -207,3 +207,38 @@ func TestDumpHashFieldTTLRefused(t *testing.T) {
 		t.Fatalf("DUMP after HPERSIST decodes to %+v, %v", o, err)
 	}
 }
+
+// TestRestoreReplaceLikeRedis: REPLACE over a key of another type and
+// deadline, RESTORE inside MULTI and in another database, and DUMP of a
+// key Cairn wrote restored in Redis after its type changed.
+func TestRestoreReplaceLikeRedis(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("RPUSH", "l", "a", "b", "c")
+	d.same("HSET", "h", "f", "v")
+	d.same("SET", "s", "str")
+	d.same("PEXPIRE", "s", "900000")
+	list := dumpOf(t, d.redis, "redis-server", "l")
+	hash := dumpOf(t, d.cairn, "Cairn", "h")
+	d.same("RESTORE", "s", "0", list, "REPLACE")
+	d.same("TYPE", "s")
+	d.same("TTL", "s")
+	d.same("LRANGE", "s", "0", "-1")
+	d.same("RESTORE", "s", "0", hash, "REPLACE")
+	d.same("TYPE", "s")
+	d.same("HGETALL", "s")
+	d.same("MULTI")
+	d.same("RESTORE", "m", "0", list)
+	d.same("RESTORE", "m", "0", list)
+	d.same("RESTORE", "m", "0", hash, "REPLACE")
+	d.same("HGET", "m", "f")
+	d.same("EXEC")
+	d.same("SELECT", "3")
+	d.same("RESTORE", "l", "0", list)
+	d.same("LRANGE", "l", "0", "-1")
+	d.same("SELECT", "0")
+	d.same("DBSIZE")
+	for _, k := range []string{"l", "h", "s", "m"} {
+		d.same("RESTORE", "copy-"+k, "0", dumpOf(t, d.cairn, "Cairn", k))
+		d.same("TYPE", "copy-"+k)
+	}
+}
