@@ -269,13 +269,15 @@ var ErrBadTrailer = errors.New("rdb: payload version or checksum are wrong")
 
 // CheckTrailer verifies a DUMP-style payload's version and checksum and
 // returns the body before the trailer.
-func CheckTrailer(payload []byte) ([]byte, error) {
+func CheckTrailer(payload []byte) ([]byte, error) { return checkTrailer(payload, Version) }
+
+func checkTrailer(payload []byte, maxVersion uint16) ([]byte, error) {
 	if len(payload) < 10 {
 		return nil, ErrBadTrailer
 	}
 	body := payload[:len(payload)-10]
 	ver := binary.LittleEndian.Uint16(payload[len(payload)-10:])
-	if ver > Version {
+	if ver > maxVersion {
 		return nil, ErrBadTrailer
 	}
 	crc := binary.LittleEndian.Uint64(payload[len(payload)-8:])

@@ -8,31 +8,43 @@ import (
 )
 
 // DumpVersion is the RDB version DUMP writes: Redis 7.0's, so that any
-// Redis 7 restores the payload. The value types DUMP uses all exist in it.
+// Redis 7 restores the payload. The value types DUMP uses all exist in it,
+// except hashes with field deadlines, which only Redis 7.4's format holds:
+// their payloads carry FieldTTLVersion.
 const DumpVersion = 10
+
+// FieldTTLVersion is Redis 7.4's RDB version, the first with hash field
+// deadlines, and the newest a DUMP payload may have.
+const FieldTTLVersion = 12
+
+// MaxFieldDeadline is the largest hash field deadline (ms) the format
+// holds (Redis's EB_EXPIRE_TIME_MAX).
+const MaxFieldDeadline = 1<<48 - 1
 
 // Value types (src/rdb.h). Part of the format: never renumber.
 const (
-	TypeString          = 0
-	TypeList            = 1
-	TypeSet             = 2
-	TypeZSet            = 3
-	TypeHash            = 4
-	TypeZSet2           = 5
-	TypeHashZipmap      = 9
-	TypeListZiplist     = 10
-	TypeSetIntset       = 11
-	TypeZSetZiplist     = 12
-	TypeHashZiplist     = 13
-	TypeListQuicklist   = 14
-	TypeHashListpack    = 16
-	TypeZSetListpack    = 17
-	TypeListQuicklist2  = 18
-	TypeSetListpack     = 20
-	TypeHashMetadata    = 24
-	TypeHashListpackEx  = 25
-	quicklistNodePlain  = 1
-	quicklistNodePacked = 2
+	TypeString              = 0
+	TypeList                = 1
+	TypeSet                 = 2
+	TypeZSet                = 3
+	TypeHash                = 4
+	TypeZSet2               = 5
+	TypeHashZipmap          = 9
+	TypeListZiplist         = 10
+	TypeSetIntset           = 11
+	TypeZSetZiplist         = 12
+	TypeHashZiplist         = 13
+	TypeListQuicklist       = 14
+	TypeHashListpack        = 16
+	TypeZSetListpack        = 17
+	TypeListQuicklist2      = 18
+	TypeSetListpack         = 20
+	TypeHashMetadataPreGA   = 22
+	TypeHashListpackExPreGA = 23
+	TypeHashMetadata        = 24
+	TypeHashListpackEx      = 25
+	quicklistNodePlain      = 1
+	quicklistNodePacked     = 2
 )
 
 // Kind is the Redis data type of a decoded value.
@@ -63,6 +75,9 @@ type Object struct {
 	Items [][]byte
 	// Pairs alternate a hash's fields and values.
 	Pairs [][]byte
+	// FieldDeadlines, when not nil, holds each hash field's absolute
+	// deadline in ms (0 for none), in the order of Pairs.
+	FieldDeadlines []int64
 	// ZSet is a sorted set's members.
 	ZSet []ScoredMember
 }
@@ -85,6 +100,10 @@ func AppendValue(dst []byte, o Object) []byte {
 		dst = append(dst, TypeSet)
 		dst = appendStrings(dst, o.Items)
 	case KindHash:
+		if minDeadline, ok := o.minFieldDeadline(); ok {
+			dst = appendHashMetadata(dst, o, minDeadline)
+			return appendTrailer(dst, FieldTTLVersion)
+		}
 		dst = append(dst, TypeHash)
 		dst = AppendLength(dst, uint64(len(o.Pairs)/2))
 		for _, p := range o.Pairs[:len(o.Pairs)/2*2] {
@@ -99,8 +118,44 @@ func AppendValue(dst []byte, o Object) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(m.Score))
 		}
 	}
-	dst = binary.LittleEndian.AppendUint16(dst, DumpVersion)
+	return appendTrailer(dst, DumpVersion)
+}
+
+func appendTrailer(dst []byte, version uint16) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst, version)
 	return binary.LittleEndian.AppendUint64(dst, CRC64(0, dst))
+}
+
+// minFieldDeadline is the earliest field deadline of a hash, if any.
+func (o *Object) minFieldDeadline() (int64, bool) {
+	var m int64
+	for _, d := range o.FieldDeadlines {
+		if d > 0 && (m == 0 || d < m) {
+			m = d
+		}
+	}
+	return m, m > 0
+}
+
+// appendHashMetadata writes a hash with field deadlines as Redis 7.4
+// does (RDB_TYPE_HASH_METADATA): the earliest deadline (8 bytes LE), the
+// field count, then per field its deadline relative to the earliest plus
+// one (0 for none), the field and the value.
+func appendHashMetadata(dst []byte, o Object, minDeadline int64) []byte {
+	dst = append(dst, TypeHashMetadata)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(minDeadline))
+	n := len(o.Pairs) / 2
+	dst = AppendLength(dst, uint64(n))
+	for i := range n {
+		var rel uint64
+		if i < len(o.FieldDeadlines) && o.FieldDeadlines[i] > 0 {
+			rel = uint64(o.FieldDeadlines[i]-minDeadline) + 1
+		}
+		dst = AppendLength(dst, rel)
+		dst = AppendString(dst, o.Pairs[2*i])
+		dst = AppendString(dst, o.Pairs[2*i+1])
+	}
+	return dst
 }
 
 func appendStrings(dst []byte, items [][]byte) []byte {
@@ -161,7 +216,7 @@ func appendQuicklist(dst []byte, items [][]byte) []byte {
 // An error is ErrBadTrailer (version or checksum), ErrUnsupportedType, or
 // wraps ErrCorrupt.
 func DecodeValue(payload []byte) (Object, error) {
-	body, err := CheckTrailer(payload)
+	body, err := checkTrailer(payload, FieldTTLVersion)
 	if err != nil {
 		return Object{}, err
 	}
@@ -262,6 +317,24 @@ func (r *Reader) value(t byte) (Object, error) {
 			return Object{Kind: KindHash, Pairs: entries}, nil
 		}
 		return zsetFromEntries(entries)
+	case TypeHashMetadata, TypeHashMetadataPreGA:
+		return r.hashMetadata(t == TypeHashMetadata)
+	case TypeHashListpackEx, TypeHashListpackExPreGA:
+		if t == TypeHashListpackEx {
+			// The earliest deadline, which the entries repeat.
+			if _, err := r.take(8); err != nil {
+				return Object{}, err
+			}
+		}
+		blob, err := r.String()
+		if err != nil {
+			return Object{}, err
+		}
+		entries, err := DecodeListpack(blob)
+		if err != nil {
+			return Object{}, err
+		}
+		return hashFromTriples(entries)
 	case TypeHashZipmap:
 		blob, err := r.String()
 		if err != nil {
@@ -420,4 +493,75 @@ func (o *Object) check() error {
 		seen[string(k)] = struct{}{}
 	}
 	return nil
+}
+
+// hashMetadata reads Redis 7.4's hash with field deadlines; the release
+// candidates' form (pre-GA) has no earliest deadline and absolute ones.
+func (r *Reader) hashMetadata(relative bool) (Object, error) {
+	var minDeadline uint64
+	if relative {
+		p, err := r.take(8)
+		if err != nil {
+			return Object{}, err
+		}
+		minDeadline = binary.LittleEndian.Uint64(p)
+		if minDeadline > MaxFieldDeadline+1 {
+			return Object{}, corrupt("hash earliest field deadline %d", minDeadline)
+		}
+	}
+	n, err := r.count(3)
+	if err != nil {
+		return Object{}, err
+	}
+	o := Object{Kind: KindHash, Pairs: make([][]byte, 0, 2*n), FieldDeadlines: make([]int64, 0, n)}
+	for range n {
+		ttl, err := r.Length()
+		if err != nil {
+			return Object{}, err
+		}
+		if ttl > MaxFieldDeadline+1 {
+			return Object{}, corrupt("hash field deadline %d", ttl)
+		}
+		deadline := ttl
+		if relative && ttl != 0 {
+			deadline = ttl + minDeadline - 1 // both bounded: no overflow
+		}
+		if deadline > MaxFieldDeadline {
+			return Object{}, corrupt("hash field deadline %d", deadline)
+		}
+		pair, err := r.strings(2)
+		if err != nil {
+			return Object{}, err
+		}
+		o.Pairs = append(o.Pairs, pair...)
+		o.FieldDeadlines = append(o.FieldDeadlines, int64(deadline))
+	}
+	o.dropNoDeadlines()
+	return o, nil
+}
+
+// hashFromTriples reads a listpack of field, value, deadline (an integer,
+// 0 for none), as Redis 7.4 keeps a small hash with field deadlines.
+func hashFromTriples(entries [][]byte) (Object, error) {
+	if len(entries)%3 != 0 {
+		return Object{}, corrupt("hash listpack of %d entries, not triples", len(entries))
+	}
+	o := Object{Kind: KindHash, Pairs: make([][]byte, 0, len(entries)/3*2), FieldDeadlines: make([]int64, 0, len(entries)/3)}
+	for i := 0; i < len(entries); i += 3 {
+		d, err := strconv.ParseInt(string(entries[i+2]), 10, 64)
+		if err != nil || d < 0 || d > MaxFieldDeadline {
+			return Object{}, corrupt("hash field deadline %q", entries[i+2])
+		}
+		o.Pairs = append(o.Pairs, entries[i], entries[i+1])
+		o.FieldDeadlines = append(o.FieldDeadlines, d)
+	}
+	o.dropNoDeadlines()
+	return o, nil
+}
+
+// dropNoDeadlines clears FieldDeadlines when no field has one.
+func (o *Object) dropNoDeadlines() {
+	if _, ok := o.minFieldDeadline(); !ok {
+		o.FieldDeadlines = nil
+	}
 }

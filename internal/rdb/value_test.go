@@ -3,6 +3,7 @@ package rdb
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -187,7 +188,8 @@ func TestDecodeBadPayloads(t *testing.T) {
 	flipped := bytes.Clone(dumps["list-small"])
 	flipped[5] ^= 1
 	newer := bytes.Clone(dumps["str-raw"])
-	newer[len(newer)-10] = 12
+	newer[len(newer)-10] = FieldTTLVersion + 1
+	newer = binaryTrailerVersion(newer[:len(newer)-10], FieldTTLVersion+1)
 	tests := []struct {
 		name    string
 		payload []byte
@@ -218,8 +220,10 @@ func TestDecodeBadPayloads(t *testing.T) {
 }
 
 // binaryTrailer appends a valid version-10 trailer to body.
-func binaryTrailer(body []byte) []byte {
-	b := append(bytes.Clone(body), DumpVersion, 0)
+func binaryTrailer(body []byte) []byte { return binaryTrailerVersion(body, DumpVersion) }
+
+func binaryTrailerVersion(body []byte, version byte) []byte {
+	b := append(bytes.Clone(body), version, 0)
 	var crc [8]byte
 	c := CRC64(0, b)
 	for i := range crc {
@@ -407,5 +411,48 @@ func TestDecodeOlderAndNewerEncodings(t *testing.T) {
 				t.Fatalf("decoded %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHashFieldDeadlines decodes Redis 7.4's two forms of a hash with
+// field deadlines (built here: the installed Redis predates them) and
+// round-trips what DUMP writes for one.
+func TestHashFieldDeadlines(t *testing.T) {
+	const min = 1_800_000_000_000
+	meta := []byte{TypeHashMetadata}
+	meta = binary.LittleEndian.AppendUint64(meta, min)
+	meta = AppendLength(meta, 3)
+	for _, f := range []struct {
+		rel        uint64
+		field, val string
+	}{{1, "a", "1"}, {0, "b", "2"}, {5001, "c", "3"}} {
+		meta = AppendLength(meta, f.rel)
+		meta = AppendString(AppendString(meta, []byte(f.field)), []byte(f.val))
+	}
+	lpex := binary.LittleEndian.AppendUint64([]byte{TypeHashListpackEx}, min)
+	lpex = AppendString(lpex, AppendListpack(nil, strs("a", "1", strconv.Itoa(min), "b", "2", "0", "c", "3", strconv.Itoa(min+5000))))
+	want := Object{Kind: KindHash, Pairs: strs("a", "1", "b", "2", "c", "3"), FieldDeadlines: []int64{min, 0, min + 5000}}
+	for name, body := range map[string][]byte{"metadata": meta, "listpack-ex": lpex} {
+		got, err := DecodeValue(binaryTrailerVersion(body, FieldTTLVersion))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: DecodeValue = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	p := AppendValue(nil, want)
+	if v := binary.LittleEndian.Uint16(p[len(p)-10:]); v != FieldTTLVersion {
+		t.Fatalf("DUMP of a hash with field deadlines has version %d", v)
+	}
+	if got, err := DecodeValue(p); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip = %+v, %v", got, err)
+	}
+	// Without deadlines the payload is Redis 7.0's plain hash.
+	plain := AppendValue(nil, Object{Kind: KindHash, Pairs: want.Pairs, FieldDeadlines: []int64{0, 0, 0}})
+	if plain[0] != TypeHash || binary.LittleEndian.Uint16(plain[len(plain)-10:]) != DumpVersion {
+		t.Fatalf("hash without deadlines dumped as type %d", plain[0])
+	}
+	huge := binary.LittleEndian.AppendUint64([]byte{TypeHashMetadata}, min)
+	huge = append(AppendLength(AppendLength(huge, 1), 1<<60), 1, 'a', 1, 'b')
+	if _, err := DecodeValue(binaryTrailerVersion(huge, FieldTTLVersion)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("deadline out of range: %v", err)
 	}
 }

@@ -37,11 +37,6 @@ func cmdDump(x *ctx) {
 	case !ok:
 		x.keyMiss(x.arg(1))
 		x.w.NullBulk()
-	case v.FieldDeadlines != nil:
-		// Redis 7.4 writes such a hash in a type Redis 7.0 cannot read
-		// (RDB_TYPE_HASH_METADATA), which Cairn does not write yet:
-		// refused rather than silently losing the fields' deadlines.
-		x.errorReply("ERR DUMP of a hash with field expirations is not supported")
 	default:
 		x.w.Bulk(rdb.AppendValue(nil, objectOf(v)))
 	}
@@ -66,7 +61,7 @@ func objectOf(v store.Value) rdb.Object {
 		for _, e := range v.Hash {
 			pairs = append(pairs, e.Field, e.Value)
 		}
-		return rdb.Object{Kind: rdb.KindHash, Pairs: pairs}
+		return rdb.Object{Kind: rdb.KindHash, Pairs: pairs, FieldDeadlines: v.FieldDeadlines}
 	}
 	return rdb.Object{Kind: rdb.KindString, String: v.String}
 }
@@ -88,7 +83,7 @@ func valueOf(o rdb.Object) store.Value {
 		for i := 0; i+1 < len(o.Pairs); i += 2 {
 			h = append(h, store.HashEntry{Field: o.Pairs[i], Value: o.Pairs[i+1]})
 		}
-		return store.Value{Type: encoding.TypeHash, Hash: h}
+		return store.Value{Type: encoding.TypeHash, Hash: h, FieldDeadlines: o.FieldDeadlines}
 	}
 	return store.Value{Type: encoding.TypeString, String: o.String}
 }
@@ -196,10 +191,13 @@ func cmdRestore(x *ctx) {
 		x.ok()
 		return
 	}
-	if _, err := x.tx.WriteValue(db, key, valueOf(obj), deadline); err != nil {
+	written, err := x.tx.WriteValue(db, key, valueOf(obj), deadline)
+	if err != nil {
 		x.storeError(err)
 		return
 	}
-	x.notify(notify.Generic, "restore", key)
+	if written {
+		x.notify(notify.Generic, "restore", key)
+	}
 	x.ok()
 }

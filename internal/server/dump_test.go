@@ -182,29 +182,51 @@ func TestRestoreNotifies(t *testing.T) {
 	}
 }
 
-// TestDumpHashFieldTTLRefused: a hash with field deadlines cannot be
-// dumped in a format Redis 7.0 reads, and is refused rather than dumped
-// without them.
-func TestDumpHashFieldTTLRefused(t *testing.T) {
-	ts := startServer(t)
-	c := redistest.Dial(t, ts.addr)
-	for _, cmd := range [][]any{{"HSET", "h", "a", "1", "b", "2"}, {"HEXPIRE", "h", "100", "FIELDS", "1", "a"}} {
-		if _, err := c.Do(cmd...); err != nil {
-			t.Fatal(err)
+// TestDumpHashFieldTTL: a hash with field deadlines is dumped in Redis
+// 7.4's format (version 12), which Cairn restores with the deadlines and
+// Redis 7.0 refuses as too new; fields already past their deadline are
+// not restored.
+func TestDumpHashFieldTTL(t *testing.T) {
+	d := newDiffRun(t)
+	c := d.cairn
+	do := func(args ...any) any {
+		t.Helper()
+		v, err := c.Do(args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
 		}
+		return v
 	}
-	if _, err := c.Do("DUMP", "h"); err == nil || !strings.Contains(err.Error(), "field expirations") {
-		t.Fatalf("DUMP of a hash with field TTLs = %v", err)
+	do("HSET", "h", "a", "1", "b", "2", "c", "3")
+	do("HPEXPIRE", "h", "500000", "FIELDS", "1", "a")
+	do("HPEXPIRE", "h", "900000", "FIELDS", "1", "c")
+	p := dumpOf(t, c, "Cairn", "h")
+	if v := binary.LittleEndian.Uint16([]byte(p[len(p)-10:])); v != rdb.FieldTTLVersion {
+		t.Fatalf("payload version %d", v)
 	}
-	if _, err := c.Do("HPERSIST", "h", "FIELDS", "1", "a"); err != nil {
-		t.Fatal(err)
+	do("RESTORE", "h2", "0", p)
+	want := fmt.Sprint(do("HPEXPIRETIME", "h", "FIELDS", "3", "a", "b", "c"))
+	if got := fmt.Sprint(do("HPEXPIRETIME", "h2", "FIELDS", "3", "a", "b", "c")); got != want {
+		t.Fatalf("restored field deadlines %s, want %s", got, want)
 	}
-	p, err := c.Do("DUMP", "h")
-	if err != nil {
-		t.Fatal(err)
+	if got, want := fmt.Sprint(do("HGETALL", "h2")), fmt.Sprint(do("HGETALL", "h")); got != want {
+		t.Fatalf("restored %s, want %s", got, want)
 	}
-	if o, err := rdb.DecodeValue(p.([]byte)); err != nil || len(o.Pairs) != 4 {
-		t.Fatalf("DUMP after HPERSIST decodes to %+v, %v", o, err)
+	if _, err := d.redis.Do("RESTORE", "h", "0", p); err == nil || !strings.Contains(err.Error(), "version or checksum") {
+		t.Fatalf("Redis 7.0 RESTORE of a version-12 payload: %v", err)
+	}
+	// A field whose deadline has passed is left out; a hash of only such
+	// fields is not created.
+	past := time.Now().Add(-time.Hour).UnixMilli()
+	o := rdb.Object{Kind: rdb.KindHash, Pairs: [][]byte{[]byte("x"), []byte("1"), []byte("y"), []byte("2")}, FieldDeadlines: []int64{past, 0}}
+	do("RESTORE", "h3", "0", rdb.AppendValue(nil, o))
+	if got := fmt.Sprintf("%q", do("HGETALL", "h3")); got != `["y" "2"]` {
+		t.Fatalf("HGETALL after RESTORE with an expired field = %s", got)
+	}
+	o.FieldDeadlines = []int64{past, past}
+	do("RESTORE", "h4", "0", rdb.AppendValue(nil, o))
+	if got := do("EXISTS", "h4"); got != int64(0) {
+		t.Fatalf("EXISTS of a hash restored with only expired fields = %v", got)
 	}
 }
 

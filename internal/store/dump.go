@@ -76,16 +76,18 @@ func (v *Value) readFieldDeadlines(tx *Tx, db int, key []byte) error {
 }
 
 // WriteValue replaces key with v and deadline (absolute ms, 0 for none),
-// in the Tx's one batch. It reports whether a key was replaced.
+// in the Tx's one batch. It reports whether key was written: not when v is
+// a hash whose every field's deadline has passed (the old key is gone
+// all the same).
 func (tx *Tx) WriteValue(db int, key []byte, v Value, deadline int64) (bool, error) {
-	existed, err := tx.Delete(db, key)
-	if err != nil {
+	if _, err := tx.Delete(db, key); err != nil {
 		return false, err
 	}
+	var err error
 	switch v.Type {
 	case encoding.TypeString:
 		_, err = tx.SetString(db, key, v.String, SetArgs{ExpireMs: deadline})
-		return existed, err
+		return err == nil, err
 	case encoding.TypeList:
 		_, err = tx.ListPush(db, key, ListRight, v.Items, false)
 	case encoding.TypeSet:
@@ -93,25 +95,54 @@ func (tx *Tx) WriteValue(db int, key []byte, v Value, deadline int64) (bool, err
 	case encoding.TypeZSet:
 		_, err = tx.ZAdd(db, key, ZAddArgs{}, v.ZSet)
 	case encoding.TypeHash:
-		pairs := make([][]byte, 0, 2*len(v.Hash))
-		for _, e := range v.Hash {
-			pairs = append(pairs, e.Field, e.Value)
-		}
-		if _, err = tx.HSet(db, key, pairs); err == nil && v.FieldDeadlines != nil {
-			for i, d := range v.FieldDeadlines {
-				if d == 0 {
-					continue
-				}
-				if _, err = tx.HExpire(db, key, d, ExpireAlways, [][]byte{v.Hash[i].Field}); err != nil {
-					break
-				}
-			}
-		}
+		err = tx.writeHash(db, key, v)
 	default:
 		return false, fmt.Errorf("store: no value writer for type %s", v.Type)
 	}
-	if err == nil && deadline != 0 {
-		_, err = tx.Expire(db, key, deadline, ExpireAlways)
+	if err != nil {
+		return false, err
 	}
-	return existed, err
+	if v.Type == encoding.TypeHash {
+		if ok, err := tx.Exists(db, key); err != nil || !ok {
+			return false, err
+		}
+	}
+	if deadline != 0 {
+		if _, err := tx.Expire(db, key, deadline, ExpireAlways); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// writeHash creates a hash from v's fields, leaving out those whose
+// deadline has passed, and gives the others their deadlines.
+func (tx *Tx) writeHash(db int, key []byte, v Value) error {
+	deadlineOf := func(i int) int64 {
+		if i < len(v.FieldDeadlines) {
+			return v.FieldDeadlines[i]
+		}
+		return 0
+	}
+	pairs := make([][]byte, 0, 2*len(v.Hash))
+	for i, e := range v.Hash {
+		if d := deadlineOf(i); d != 0 && d <= tx.NowMs {
+			continue
+		}
+		pairs = append(pairs, e.Field, e.Value)
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	if _, err := tx.HSet(db, key, pairs); err != nil {
+		return err
+	}
+	for i, e := range v.Hash {
+		if d := deadlineOf(i); d > tx.NowMs {
+			if _, err := tx.HExpire(db, key, d, ExpireAlways, [][]byte{e.Field}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
