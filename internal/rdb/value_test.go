@@ -239,6 +239,10 @@ func FuzzDecodeValue(f *testing.F) {
 		// body are not all stopped by the checksum.
 		f.Add(p[:len(p)-10])
 	}
+	// Redis 7.4's hash with field deadlines, as DUMP writes it.
+	ttlHash := AppendValue(nil, Object{Kind: KindHash, Pairs: strs("a", "1", "b", "2"), FieldDeadlines: []int64{1_800_000_000_000, 0}})
+	f.Add(ttlHash)
+	f.Add(ttlHash[:len(ttlHash)-10])
 	f.Fuzz(func(t *testing.T, p []byte) {
 		if len(p) > 0 && p[0] < 32 && len(p) < 20000 {
 			// Treat short inputs as bodies to reach the decoders.
