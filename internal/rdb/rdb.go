@@ -212,7 +212,9 @@ func (r *Reader) String() ([]byte, error) {
 // lzfDecompress expands LZF data (as liblzf's lzf_decompress) into exactly
 // n bytes.
 func lzfDecompress(in []byte, n int) ([]byte, error) {
-	out := make([]byte, 0, n)
+	// Grown as the output is produced, so that a lying length costs no
+	// more than the data really expands to.
+	out := make([]byte, 0, min(n, 4*len(in)+64))
 	for i := 0; i < len(in); {
 		ctrl := int(in[i])
 		i++
