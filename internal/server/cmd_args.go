@@ -141,7 +141,7 @@ var commandArgs = map[string]string{
 	"pttl":              `key:key`,
 	"rename":            `key:key newkey:key`,
 	"renamenx":          `key:key newkey:key`,
-	"restore":           `key:key ttl:integer serialized-value [REPLACE]{3.0.0} [ABSTTL]{5.0.0} [IDLETIME seconds:integer]{5.0.0} [FREQ frequency:integer]{5.0.0}`,
+	"restore":           `key:key ttl:integer serialized-value [REPLACE{3.0.0}] [ABSTTL{5.0.0}] [IDLETIME seconds:integer{5.0.0}] [FREQ frequency:integer{5.0.0}]`,
 	"rpop":              `key:key [count:integer]{6.2.0}`,
 	"rpoplpush":         `source:key destination:key`,
 	"rpush":             `key:key element...`,
