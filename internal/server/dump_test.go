@@ -264,3 +264,25 @@ func TestRestoreReplaceLikeRedis(t *testing.T) {
 		d.same("TYPE", "copy-"+k)
 	}
 }
+
+// TestRestoreTouchesWatchedKey: RESTORE REPLACE of a watched key makes
+// the watcher's EXEC fail, as any write does.
+func TestRestoreTouchesWatchedKey(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("SET", "k", "old")
+	p := dumpOf(t, d.redis, "redis-server", "k")
+	for _, c := range []*redistest.Conn{d.redis, d.cairn} {
+		other := redistest.Dial(t, c.Addr())
+		for _, cmd := range [][]any{{"WATCH", "k"}, {"MULTI"}, {"GET", "k"}} {
+			if _, err := c.Do(cmd...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := other.Do("RESTORE", "k", "0", p, "REPLACE"); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.DoRaw("EXEC"); err != nil || string(v) != "*-1\r\n" {
+			t.Fatalf("%s: EXEC after RESTORE of a watched key = %q, %v", c.Addr(), v, err)
+		}
+	}
+}
