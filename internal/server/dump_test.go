@@ -53,7 +53,7 @@ func dumpCases() []dumpCase {
 		{name: "string empty", setup: [][]string{{"SET", "k", ""}}, reads: str},
 		{name: "string long", setup: [][]string{{"SET", "k", strings.Repeat("abcdefghij", 1000)}}, reads: str},
 		{name: "string binary", setup: [][]string{{"SET", "k", "\x00\xff\r\n"}}, reads: str},
-		{name: "list small", setup: [][]string{{"RPUSH", "k", "a", "1", "-5", "300", "70000", "-5000000000", "", strings.Repeat("x", 100)}}, reads: list},
+		{name: "list small", setup: [][]string{{"RPUSH", "k", "a", "1", "-5", "300", "70000", "-5000000000", "", strings.Repeat("x", 100), strings.Repeat("y", 5000), strings.Repeat("w", 8000)}}, reads: list},
 		{name: "list large", setup: [][]string{many("RPUSH", 2000, func(i int) []string { return []string{"e" + strconv.Itoa(i)} })}, reads: list},
 		{name: "list huge element", setup: [][]string{{"RPUSH", "k", "a", strings.Repeat("z", 30000), "b"}}, reads: list},
 		{name: "set intset", setup: [][]string{{"SADD", "k", "1", "-2", "300", "70000", "-5000000000"}}, reads: [][]string{{"SMEMBERS", "{}"}}, unordered: true},
