@@ -37,6 +37,8 @@ var commandNotes = map[string]string{
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
+	"dump":            "Writes RDB version 10 (Redis 7.0) payloads in plain encodings (quicklist of listpacks, set, hash, zset2), which every Redis 7 restores; a hash with field TTLs is written as Redis 7.4 does (version 12), which only Redis 7.4+ and Cairn restore.",
+	"restore":         "Reads every encoding Redis 7.4 and older write for strings, lists, sets, sorted sets and hashes (field TTLs included; RDB version up to 12), not streams or modules; hash fields already past their TTL are left out. IDLETIME and FREQ are checked and ignored (Cairn keeps no LRU/LFU state per key).",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }
 
