@@ -391,3 +391,25 @@ func TestDiffHLLRandom(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffHLLRestore restores Redis's DUMP of an HLL, sparse and dense,
+// into Cairn: it counts, merges and grows the same.
+func TestDiffHLLRestore(t *testing.T) {
+	d := newDiffRun(t)
+	r := rand.New(rand.NewPCG(8, 80))
+	for i, n := range []int{20, 20000} {
+		src := "src" + strconv.Itoa(i)
+		hllFill(d, r, src, n)
+		payload, err := d.redis.Do("DUMP", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := "restored" + strconv.Itoa(i)
+		d.same("RESTORE", dst, "0", string(payload.([]byte)))
+		d.same("GET", dst)
+		d.same("PFCOUNT", dst)
+		d.same("PFCOUNT", dst, src)
+		d.same("PFADD", dst, "x", "y", "z")
+		d.same("GET", dst)
+	}
+}
