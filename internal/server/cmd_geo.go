@@ -339,13 +339,13 @@ func cmdGeoPos(x *ctx) {
 type geoSearchKind uint8
 
 const (
-	geoByCoords     geoSearchKind = iota // GEORADIUS, GEORADIUS_RO
-	geoByMember                          // GEORADIUSBYMEMBER, GEORADIUSBYMEMBER_RO
-	geoSearch                            // GEOSEARCH
-	geoSearchStore                       // GEOSEARCHSTORE
-	geoSortNone     = 0
-	geoSortAsc      = 1
-	geoSortDesc     = 2
+	geoByCoords    geoSearchKind = iota // GEORADIUS, GEORADIUS_RO
+	geoByMember                         // GEORADIUSBYMEMBER, GEORADIUSBYMEMBER_RO
+	geoSearch                           // GEOSEARCH
+	geoSearchStore                      // GEOSEARCHSTORE
+	geoSortNone    = 0
+	geoSortAsc     = 1
+	geoSortDesc    = 2
 )
 
 func cmdGeoRadius(x *ctx)           { geoSearchCommand(x, geoByCoords, true) }
