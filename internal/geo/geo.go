@@ -223,15 +223,15 @@ func LatDistance(lat1, lat2 float64) float64 {
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	lon1r := degRad(lon1)
 	lon2r := degRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
+	v := cSin((lon2r - lon1r) / 2)
 	if v == 0 {
 		return LatDistance(lat1, lat2)
 	}
 	lat1r := degRad(lat1)
 	lat2r := degRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v)*v
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+	u := cSin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(cCos(lat1r)*cCos(lat2r))*v)*v
+	return 2.0 * EarthRadius * cAsin(math.Sqrt(a))
 }
 
 // FormatDistance formats a distance as Redis's replies do: fixed point

@@ -23,8 +23,8 @@ func (s *Shape) bounds() (minLon, minLat, maxLon, maxLat float64) {
 	height *= s.Conversion
 	width *= s.Conversion
 	latDelta := radDeg(height / EarthRadius)
-	lonDeltaTop := radDeg(width / EarthRadius / math.Cos(degRad(s.Lat+latDelta)))
-	lonDeltaBottom := radDeg(width / EarthRadius / math.Cos(degRad(s.Lat-latDelta)))
+	lonDeltaTop := radDeg(width / EarthRadius / cCos(degRad(s.Lat+latDelta)))
+	lonDeltaBottom := radDeg(width / EarthRadius / cCos(degRad(s.Lat-latDelta)))
 	// The widest latitude of the shape is the one nearer the equator.
 	if s.Lat < 0 {
 		minLon, maxLon = s.Lon-lonDeltaBottom, s.Lon+lonDeltaBottom
