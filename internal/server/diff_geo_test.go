@@ -165,54 +165,65 @@ func (g *geoGen) search(key string) (args []string, dst string) {
 func TestDiffGeo(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			d := newDiffRun(t)
-			g := &geoGen{r: rand.New(rand.NewPCG(seed, 0x6e0))}
-			for i := range 400 {
-				g.members = append(g.members, "m"+strconv.Itoa(i))
-			}
-			keys := []string{"g1", "g2"}
-			// Fill the sets, with GEOADD's options along the way.
-			for i := 0; i < len(g.members); {
-				args := []string{"GEOADD", g.pick(keys)}
-				if g.chance(0.3) {
-					args = append(args, g.pick([]string{"NX", "XX", "CH", "nx", "ch"}))
-				}
-				for n := 1 + g.r.IntN(8); n > 0 && i < len(g.members); n-- {
-					lon, lat := g.lonLat()
-					args = append(args, lon, lat, g.members[i])
-					i++
-				}
-				d.same(args...)
-			}
-			// Moves of existing members.
-			for range 50 {
-				lon, lat := g.lonLat()
-				opt := g.pick([]string{"XX", "NX", "CH", "XX CH"})
-				args := append([]string{"GEOADD", g.pick(keys)}, strings.Fields(opt)...)
-				d.same(append(args, lon, lat, g.pick(g.members))...)
-			}
-			for _, k := range keys {
-				d.same("ZRANGE", k, "0", "-1", "WITHSCORES")
-			}
-			for i := 0; i < len(g.members); i += 7 {
-				m := g.members[i : i+min(7, len(g.members)-i)]
-				k := g.pick(keys)
-				d.geoSame(append([]string{"GEOPOS", k}, m...)...)
-				d.same(append([]string{"GEOHASH", k}, m...)...)
-				d.same("GEODIST", k, m[0], m[len(m)-1], g.unit())
-				d.same("GEODIST", k, m[0], g.pick(g.members))
-			}
-			for range 600 {
-				args, dst := g.search(g.pick(keys))
-				d.geoSame(args...)
-				if dst != "" {
-					d.floatsSame("ZRANGE", dst, "0", "-1", "WITHSCORES")
-				}
-				if d.mismatches > 0 {
-					return
-				}
-			}
+			runGeoDiff(newDiffRun(t), seed, 600)
 		})
+	}
+}
+
+// TestDiffGeoRESP3 is TestDiffGeo in RESP3, where coordinates and scores
+// are doubles and a missing GEOPOS member a null.
+func TestDiffGeoRESP3(t *testing.T) {
+	runGeoDiff(newDiffRunProto(t, 3), 4, 200)
+}
+
+// runGeoDiff fills two geo sets with random points, then compares
+// searches ones.
+func runGeoDiff(d *diffRun, seed uint64, searches int) {
+	g := &geoGen{r: rand.New(rand.NewPCG(seed, 0x6e0))}
+	for i := range 400 {
+		g.members = append(g.members, "m"+strconv.Itoa(i))
+	}
+	keys := []string{"g1", "g2"}
+	// Fill the sets, with GEOADD's options along the way.
+	for i := 0; i < len(g.members); {
+		args := []string{"GEOADD", g.pick(keys)}
+		if g.chance(0.3) {
+			args = append(args, g.pick([]string{"NX", "XX", "CH", "nx", "ch"}))
+		}
+		for n := 1 + g.r.IntN(8); n > 0 && i < len(g.members); n-- {
+			lon, lat := g.lonLat()
+			args = append(args, lon, lat, g.members[i])
+			i++
+		}
+		d.same(args...)
+	}
+	// Moves of existing members.
+	for range 50 {
+		lon, lat := g.lonLat()
+		opt := g.pick([]string{"XX", "NX", "CH", "XX CH"})
+		args := append([]string{"GEOADD", g.pick(keys)}, strings.Fields(opt)...)
+		d.same(append(args, lon, lat, g.pick(g.members))...)
+	}
+	for _, k := range keys {
+		d.floatsSame("ZRANGE", k, "0", "-1", "WITHSCORES")
+	}
+	for i := 0; i < len(g.members); i += 7 {
+		m := g.members[i : i+min(7, len(g.members)-i)]
+		k := g.pick(keys)
+		d.geoSame(append([]string{"GEOPOS", k}, m...)...)
+		d.same(append([]string{"GEOHASH", k}, m...)...)
+		d.same("GEODIST", k, m[0], m[len(m)-1], g.unit())
+		d.same("GEODIST", k, m[0], g.pick(g.members))
+	}
+	for range searches {
+		args, dst := g.search(g.pick(keys))
+		d.geoSame(args...)
+		if dst != "" {
+			d.floatsSame("ZRANGE", dst, "0", "-1", "WITHSCORES")
+		}
+		if d.mismatches > 0 {
+			return
+		}
 	}
 }
 
@@ -385,7 +396,7 @@ func shortestFloats(s string) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// mapBulks rewrites every bulk string of a RESP2 reply with fn.
+// mapBulks rewrites every bulk string and double of a reply with fn.
 func mapBulks(reply []byte, fn func(string) string) []byte {
 	br := bufio.NewReader(bytes.NewReader(reply))
 	var out bytes.Buffer
@@ -427,6 +438,8 @@ func mapElement(br *bufio.Reader, out *bytes.Buffer, fn func(string) string) err
 		}
 		s := fn(string(b[:n]))
 		fmt.Fprintf(out, "$%d\r\n%s\r\n", len(s), s)
+	case ',':
+		out.WriteString("," + fn(strings.TrimSuffix(line[1:], "\r\n")) + "\r\n")
 	default:
 		out.WriteString(line)
 	}
