@@ -453,3 +453,46 @@ func nearlyEqual(a, b string) bool {
 	y, err2 := strconv.ParseFloat(b, 64)
 	return err1 == nil && err2 == nil && math.Abs(x-y) <= 1e-13*max(math.Abs(x), math.Abs(y))
 }
+
+// TestNotifyGeoMatchesRedis compares the keyspace events of the geo
+// commands with Redis's: GEOADD's are ZADD's, the stores report
+// "georadiusstore" or "geosearchstore", or "del" when an empty result
+// deletes the destination, and reads of a missing key "keymiss".
+func TestNotifyGeoMatchesRedis(t *testing.T) {
+	seq := cmds(
+		"GEOADD g 13.361389 38.115556 palermo 15.087269 37.502669 catania",
+		"GEOADD g NX 13.361389 38.115556 palermo", "GEOADD g XX CH 1 1 palermo",
+		"GEOADD g XX 1 1 nope", "GEOADD g 200 0 bad",
+		"GEODIST nope a b", "GEODIST g palermo catania", "GEOHASH nope a", "GEOPOS nope a",
+		"GEORADIUS nope 15 37 200 km", "GEORADIUS_RO nope 15 37 200 km",
+		"GEORADIUSBYMEMBER nope a 200 km", "GEOSEARCH nope FROMMEMBER a BYRADIUS 1 km",
+		"GEORADIUS g 15 37 200 km STORE d", "GEORADIUS g 15 37 200 km STOREDIST d",
+		"GEORADIUS g 15 37 1 m STORE d", "GEORADIUS g 15 37 1 m STORE d",
+		"GEOSEARCHSTORE d g FROMLONLAT 15 37 BYRADIUS 200 km",
+		"GEOSEARCHSTORE d g FROMLONLAT 15 37 BYRADIUS 200 km STOREDIST",
+		"GEOSEARCHSTORE d g FROMLONLAT 15 37 BYRADIUS 1 m",
+		"GEOSEARCHSTORE d2 nope FROMLONLAT 15 37 BYRADIUS 1 m",
+		"SET s x", "GEOSEARCHSTORE s nope FROMLONLAT 15 37 BYRADIUS 1 m",
+		"SET s x", "GEORADIUS nope 15 37 1 m STORE s",
+		"MULTI", "GEOADD m 1 1 a", "GEOSEARCHSTORE d m FROMMEMBER a BYRADIUS 1 km", "EXEC",
+	)
+	for _, classes := range []string{"KEA", "KEAmn", "Kgn", "Ezm"} {
+		t.Run(classes, func(t *testing.T) {
+			d := newDiffRun(t)
+			rsub := notifySubscriber(t, d.redis.Addr())
+			csub := notifySubscriber(t, d.cairn.Addr())
+			d.same("CONFIG", "SET", "notify-keyspace-events", classes)
+			for _, c := range seq {
+				d.same(c...)
+			}
+			want := drainEvents(t, d.redis, rsub)
+			got := drainEvents(t, d.cairn, csub)
+			if i := firstDifference(want, got); i >= 0 {
+				lo := max(i-4, 0)
+				t.Errorf("events differ from #%d\nRedis:\n  %s\nCairn:\n  %s", i,
+					strings.Join(want[lo:min(i+6, len(want))], "\n  "),
+					strings.Join(got[lo:min(i+6, len(got))], "\n  "))
+			}
+		})
+	}
+}
