@@ -234,6 +234,20 @@ func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	return 2.0 * EarthRadius * cAsin(math.Sqrt(a))
 }
 
+// roughDistance is Distance with Go's sin, cos and asin: within a few
+// ulps of it, and several times cheaper, for discarding the points far
+// outside a search before computing their exact distance.
+func roughDistance(lon1, lat1, lon2, lat2 float64) float64 {
+	v := math.Sin((degRad(lon2) - degRad(lon1)) / 2)
+	if v == 0 {
+		return LatDistance(lat1, lat2)
+	}
+	lat1r, lat2r := degRad(lat1), degRad(lat2)
+	u := math.Sin((lat2r - lat1r) / 2)
+	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
+	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+}
+
 // FormatDistance formats a distance as Redis's replies do: fixed point
 // with four decimals, rounded half to even from d·10⁴.
 func FormatDistance(d float64) string {

@@ -1,6 +1,8 @@
 package geo
 
 import (
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,4 +121,49 @@ func humanDouble(v float64) string {
 	s := strconv.FormatFloat(v, 'f', 17, 64)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+func TestRoughDistanceIsClose(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 5000 {
+		lon1, lat1 := r.Float64()*360-180, r.Float64()*170-85
+		lon2, lat2 := r.Float64()*360-180, r.Float64()*170-85
+		if r.IntN(4) == 0 {
+			lon2, lat2 = lon1+r.Float64()*1e-3, lat1+r.Float64()*1e-3
+		}
+		d, rough := Distance(lon1, lat1, lon2, lat2), roughDistance(lon1, lat1, lon2, lat2)
+		if math.Abs(d-rough) > 1e-10*d+1e-9 {
+			t.Fatalf("distance (%v,%v)-(%v,%v): %v, rough %v", lon1, lat1, lon2, lat2, d, rough)
+		}
+	}
+}
+
+// FuzzPosition checks, for any coordinates, that a valid pair encodes to
+// a score whose cell holds it, and that any score decodes to a valid pair
+// without panicking.
+func FuzzPosition(f *testing.F) {
+	f.Add(13.361389, 38.115556)
+	f.Add(-180.0, -85.05112878)
+	f.Add(180.0, 85.05112878)
+	f.Add(0.0, 0.0)
+	f.Add(1e300, -1e300)
+	f.Fuzz(func(t *testing.T, lon, lat float64) {
+		lonP, latP := Position(lon) // any double may be a score
+		if !Valid(lonP, latP) {
+			t.Fatalf("Position(%v) = %v, %v: out of range", lon, lonP, latP)
+		}
+		score, ok := Score(lon, lat)
+		if ok != Valid(lon, lat) {
+			t.Fatalf("Score(%v, %v) ok = %v", lon, lat, ok)
+		}
+		if !ok {
+			return
+		}
+		c := Decode(Hash{Bits: score, Step: StepMax})
+		if lon < c.Lon.Min-1e-9 || lon > c.Lon.Max+1e-9 || lat < c.Lat.Min-1e-9 || lat > c.Lat.Max+1e-9 {
+			t.Fatalf("(%v, %v) outside its cell %+v", lon, lat, c)
+		}
+		String(float64(score))
+		HashInt(float64(score))
+	})
 }

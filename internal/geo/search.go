@@ -176,14 +176,18 @@ func (s *Shape) Ranges() []ScoreRange {
 func (s *Shape) Contains(score float64) (lon, lat, dist float64, ok bool) {
 	lon, lat = Position(score)
 	if !s.Box {
+		radius := s.Radius * s.Conversion
+		if roughDistance(s.Lon, s.Lat, lon, lat) > radius*(1+1e-9) {
+			return lon, lat, 0, false
+		}
 		dist = Distance(s.Lon, s.Lat, lon, lat)
-		return lon, lat, dist, dist <= s.Radius*s.Conversion
+		return lon, lat, dist, dist <= radius
 	}
 	width, height := s.Width*s.Conversion, s.Height*s.Conversion
 	if LatDistance(lat, s.Lat) > height/2 {
 		return lon, lat, 0, false
 	}
-	if Distance(lon, lat, s.Lon, lat) > width/2 {
+	if roughDistance(lon, lat, s.Lon, lat) > width/2*(1+1e-9) || Distance(lon, lat, s.Lon, lat) > width/2 {
 		return lon, lat, 0, false
 	}
 	return lon, lat, Distance(s.Lon, s.Lat, lon, lat), true
