@@ -330,6 +330,13 @@ func TestDiffGeoErrors(t *testing.T) {
 		{"GEOSEARCHSTORE", "str", "nokey", "FROMMEMBER", "palermo", "BYRADIUS", "200", "km"},
 		{"EXISTS", "str"},
 		{"GEOSEARCHSTORE", "d", "g", "FROMMEMBER", "palermo"},
+		{"COMMAND", "GETKEYS", "GEORADIUS", "g", "0", "0", "1", "m", "STORE", "d"},
+		{"COMMAND", "GETKEYS", "GEORADIUS", "g", "0", "0", "1", "m", "STOREDIST", "d", "STORE", "e"},
+		{"COMMAND", "GETKEYS", "GEORADIUSBYMEMBER", "g", "x", "1", "m", "STOREDIST", "d"},
+		{"COMMAND", "GETKEYS", "GEOSEARCHSTORE", "d", "g", "FROMMEMBER", "x", "BYRADIUS", "1", "m"},
+		{"COMMAND", "GETKEYS", "GEOADD", "g", "0", "0", "x"},
+		{"COMMAND", "INFO", "GEOADD", "GEODIST", "GEOHASH", "GEOPOS", "GEORADIUS", "GEORADIUS_RO",
+			"GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO", "GEOSEARCH", "GEOSEARCHSTORE"},
 	}
 	for _, c := range cmds {
 		if c[0] == "ZRANGE" {
