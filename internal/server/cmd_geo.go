@@ -20,7 +20,6 @@ import (
 func geoCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	const geoCat = command.CatGeo
-	const cx = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."
 	e := []cmdEntry{
 		withKeyFlags(def("geoadd", -5, write|denyoom, one, geoCat, "geo", "3.2.0", "Adds one or more members to a geospatial index. The key is created if it doesn't exist.", cmdGeoAdd), rw|upd),
 		withKeyFlags(def("geodist", -4, readonly, one, geoCat, "geo", "3.2.0", "Returns the distance between two members of a geospatial index.", cmdGeoDist), ro|acc),
@@ -56,7 +55,6 @@ func geoCommands() []cmdEntry {
 				"georadius_ro":         "`GEOSEARCH` with the `BYRADIUS` argument",
 				"georadiusbymember_ro": "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments",
 			}[s.Name]
-			s.Complexity = cx
 		}
 	}
 	return e
@@ -363,6 +361,23 @@ type geoPoint struct {
 	dist     float64
 }
 
+// geoQuery is a parsed search command.
+type geoQuery struct {
+	kind  geoSearchKind
+	shape geo.Shape
+	// storeKey is the destination of STORE, STOREDIST or GEOSEARCHSTORE;
+	// storeDist stores distances rather than positions.
+	storeKey  []byte
+	storeDist bool
+	withDist  bool
+	withHash  bool
+	withCoord bool
+	sort      int
+	any       bool
+	// count is COUNT's argument, 0 without it.
+	count int64
+}
+
 // geoSearchCommand is Redis's georadiusGeneric: every search command,
 // kind saying which, canStore whether GEORADIUS's STORE options apply.
 func geoSearchCommand(x *ctx, kind geoSearchKind, canStore bool) {
@@ -371,227 +386,217 @@ func geoSearchCommand(x *ctx, kind geoSearchKind, canStore bool) {
 		src = 2
 	}
 	srcKey := x.arg(src)
+	// Redis looks the key up (and checks its type) before the arguments.
 	size, err := x.tx.ZCard(x.db(), srcKey)
 	if err != nil {
 		x.storeError(err)
 		return
 	}
 	x.missedIf(size == 0, srcKey)
-	exists := size > 0
-
-	var shape geo.Shape
-	base := 0
-	switch kind {
-	case geoByCoords:
-		base = 6
-		var ok bool
-		if shape.Lon, shape.Lat, ok = x.geoLonLat(2); !ok || !x.geoRadius(4, &shape) {
-			return
-		}
-	case geoByMember:
-		base = 5
-		if exists {
-			lon, lat, found, err := x.geoMember(srcKey, x.arg(2))
-			if err != nil {
-				x.storeError(err)
-				return
-			}
-			if !found {
-				x.errorReply("ERR could not decode requested zset member")
-				return
-			}
-			shape.Lon, shape.Lat = lon, lat
-			if !x.geoRadius(3, &shape) {
-				return
-			}
-		}
-	case geoSearch:
-		base = 2
-	case geoSearchStore:
-		base = 3
-	}
-	search := kind == geoSearch || kind == geoSearchStore
-
-	var storeKey []byte
-	if kind == geoSearchStore {
-		storeKey = x.arg(1)
-	}
-	withDist, withHash, withCoord := false, false, false
-	fromMember, fromLonLat, byRadius, byBox := false, false, false, false
-	sort := geoSortNone
-	anyOpt := false
-	count := int64(0)
-	storeDist := false
-	for i := base; i < len(x.args); i++ {
-		left := len(x.args) - i - 1 // arguments after this one
-		a := x.arg(i)
-		switch {
-		case optIs(a, "WITHDIST"):
-			withDist = true
-		case optIs(a, "WITHHASH"):
-			withHash = true
-		case optIs(a, "WITHCOORD"):
-			withCoord = true
-		case optIs(a, "ANY"):
-			anyOpt = true
-		case optIs(a, "ASC"):
-			sort = geoSortAsc
-		case optIs(a, "DESC"):
-			sort = geoSortDesc
-		case optIs(a, "COUNT") && left >= 1:
-			n, ok := rconv.ParseInt(x.arg(i + 1))
-			if !ok {
-				x.notInteger()
-				return
-			}
-			if n <= 0 {
-				x.errorReply("ERR COUNT must be > 0")
-				return
-			}
-			count = n
-			i++
-		case (optIs(a, "STORE") || optIs(a, "STOREDIST")) && left >= 1 && canStore:
-			storeKey = x.arg(i + 1)
-			storeDist = optIs(a, "STOREDIST")
-			i++
-		case optIs(a, "STOREDIST") && kind == geoSearchStore:
-			storeDist = true
-		case optIs(a, "FROMMEMBER") && left >= 1 && search && !fromLonLat:
-			fromMember = true
-			i++
-			if !exists {
-				continue
-			}
-			lon, lat, found, err := x.geoMember(srcKey, x.arg(i))
-			if err != nil {
-				x.storeError(err)
-				return
-			}
-			if !found {
-				x.errorReply("ERR could not decode requested zset member")
-				return
-			}
-			shape.Lon, shape.Lat = lon, lat
-		case optIs(a, "FROMLONLAT") && left >= 2 && search && !fromMember:
-			var ok bool
-			if shape.Lon, shape.Lat, ok = x.geoLonLat(i + 1); !ok {
-				return
-			}
-			fromLonLat = true
-			i += 2
-		case optIs(a, "BYRADIUS") && left >= 2 && search && !byBox:
-			if !x.geoRadius(i+1, &shape) {
-				return
-			}
-			byRadius = true
-			i += 2
-		case optIs(a, "BYBOX") && left >= 3 && search && !byRadius:
-			if !x.geoBox(i+1, &shape) {
-				return
-			}
-			byBox = true
-			i += 3
-		default:
-			x.syntaxError()
-			return
-		}
-	}
-	name := string(x.arg(0))
-	switch {
-	case storeKey != nil && (withDist || withHash || withCoord):
-		if kind == geoSearchStore {
-			x.errorReply("ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
-		} else {
-			x.errorReply("ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
-		}
-		return
-	case search && !fromMember && !fromLonLat:
-		x.errorReply("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + name)
-		return
-	case search && !byRadius && !byBox:
-		x.errorReply("ERR exactly one of BYRADIUS and BYBOX can be specified for " + name)
-		return
-	case anyOpt && count == 0:
-		x.errorReply("ERR the ANY argument requires COUNT argument")
+	q, ok := x.geoParseSearch(kind, canStore, srcKey, size > 0)
+	if !ok {
 		return
 	}
-
-	if !exists {
-		if storeKey == nil {
+	if size == 0 {
+		if q.storeKey == nil {
 			x.w.Array(0)
 			return
 		}
-		existed, err := x.tx.Exists(x.db(), storeKey)
-		if err == nil && existed {
-			_, err = x.tx.ZStore(x.db(), storeKey, nil)
-		}
-		if err != nil {
-			x.storeError(err)
-			return
-		}
-		if existed {
-			x.notify(notify.Generic, "del", storeKey)
-		}
-		x.w.Int(0)
+		geoStore(x, &q, nil)
 		return
 	}
-	if count != 0 && sort == geoSortNone && !anyOpt {
-		sort = geoSortAsc
+	if q.count != 0 && q.sort == geoSortNone && !q.any {
+		// COUNT returns the nearest points.
+		q.sort = geoSortAsc
 	}
 	limit := 0
-	if anyOpt {
-		limit = int(min(count, math.MaxInt32))
+	if q.any {
+		limit = int(min(q.count, math.MaxInt32))
 	}
-	points, err := geoCollect(x, srcKey, &shape, limit)
+	points, err := geoCollect(x, srcKey, &q.shape, limit)
 	if err != nil {
 		x.storeError(err)
 		return
 	}
-	if len(points) == 0 && storeKey == nil {
+	if len(points) == 0 && q.storeKey == nil {
 		x.w.Array(0)
 		return
 	}
-	switch sort {
+	switch q.sort {
 	case geoSortAsc:
 		slices.SortStableFunc(points, func(a, b geoPoint) int { return cmpDist(a.dist, b.dist) })
 	case geoSortDesc:
 		slices.SortStableFunc(points, func(a, b geoPoint) int { return cmpDist(b.dist, a.dist) })
 	}
-	if count != 0 && int64(len(points)) > count {
-		points = points[:count]
+	if q.count != 0 && int64(len(points)) > q.count {
+		points = points[:q.count]
 	}
 	for i := range points {
-		points[i].dist /= shape.Conversion
+		points[i].dist /= q.shape.Conversion
 	}
-	if storeKey == nil {
-		geoReply(x, points, withDist, withHash, withCoord)
+	if q.storeKey == nil {
+		geoReply(x, points, q.withDist, q.withHash, q.withCoord)
 		return
 	}
+	geoStore(x, &q, points)
+}
+
+// geoParseSearch parses a search command's arguments as Redis does, in
+// its order, replying on error. exists says whether the source key
+// exists: without it, a member to search from is not looked up (nor, for
+// GEORADIUSBYMEMBER, the radius parsed).
+func (x *ctx) geoParseSearch(kind geoSearchKind, canStore bool, srcKey []byte, exists bool) (geoQuery, bool) {
+	q := geoQuery{kind: kind}
+	base := 0
+	switch kind {
+	case geoByCoords:
+		base = 6
+		var ok bool
+		if q.shape.Lon, q.shape.Lat, ok = x.geoLonLat(2); !ok || !x.geoRadius(4, &q.shape) {
+			return q, false
+		}
+	case geoByMember:
+		base = 5
+		if exists && (!x.geoFrom(srcKey, x.arg(2), &q.shape) || !x.geoRadius(3, &q.shape)) {
+			return q, false
+		}
+	case geoSearch:
+		base = 2
+	case geoSearchStore:
+		base = 3
+		q.storeKey = x.arg(1)
+	}
+	search := kind == geoSearch || kind == geoSearchStore
+	fromMember, fromLonLat, byRadius, byBox := false, false, false, false
+	for i := base; i < len(x.args); i++ {
+		left := len(x.args) - i - 1 // arguments after this one
+		a := x.arg(i)
+		switch {
+		case optIs(a, "WITHDIST"):
+			q.withDist = true
+		case optIs(a, "WITHHASH"):
+			q.withHash = true
+		case optIs(a, "WITHCOORD"):
+			q.withCoord = true
+		case optIs(a, "ANY"):
+			q.any = true
+		case optIs(a, "ASC"):
+			q.sort = geoSortAsc
+		case optIs(a, "DESC"):
+			q.sort = geoSortDesc
+		case optIs(a, "COUNT") && left >= 1:
+			n, ok := rconv.ParseInt(x.arg(i + 1))
+			if !ok {
+				x.notInteger()
+				return q, false
+			}
+			if n <= 0 {
+				x.errorReply("ERR COUNT must be > 0")
+				return q, false
+			}
+			q.count = n
+			i++
+		case (optIs(a, "STORE") || optIs(a, "STOREDIST")) && left >= 1 && canStore:
+			q.storeKey = x.arg(i + 1)
+			q.storeDist = optIs(a, "STOREDIST")
+			i++
+		case optIs(a, "STOREDIST") && kind == geoSearchStore:
+			q.storeDist = true
+		case optIs(a, "FROMMEMBER") && left >= 1 && search && !fromLonLat:
+			fromMember = true
+			i++
+			if exists && !x.geoFrom(srcKey, x.arg(i), &q.shape) {
+				return q, false
+			}
+		case optIs(a, "FROMLONLAT") && left >= 2 && search && !fromMember:
+			var ok bool
+			if q.shape.Lon, q.shape.Lat, ok = x.geoLonLat(i + 1); !ok {
+				return q, false
+			}
+			fromLonLat = true
+			i += 2
+		case optIs(a, "BYRADIUS") && left >= 2 && search && !byBox:
+			if !x.geoRadius(i+1, &q.shape) {
+				return q, false
+			}
+			byRadius = true
+			i += 2
+		case optIs(a, "BYBOX") && left >= 3 && search && !byRadius:
+			if !x.geoBox(i+1, &q.shape) {
+				return q, false
+			}
+			byBox = true
+			i += 3
+		default:
+			x.syntaxError()
+			return q, false
+		}
+	}
+	name := string(x.arg(0))
+	switch {
+	case q.storeKey != nil && (q.withDist || q.withHash || q.withCoord):
+		if kind == geoSearchStore {
+			x.errorReply("ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		} else {
+			x.errorReply("ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		}
+	case search && !fromMember && !fromLonLat:
+		x.errorReply("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + name)
+	case search && !byRadius && !byBox:
+		x.errorReply("ERR exactly one of BYRADIUS and BYBOX can be specified for " + name)
+	case q.any && q.count == 0:
+		x.errorReply("ERR the ANY argument requires COUNT argument")
+	default:
+		return q, true
+	}
+	return q, false
+}
+
+// geoFrom sets the center of s to the position of member of the set at
+// key, replying on error.
+func (x *ctx) geoFrom(key, member []byte, s *geo.Shape) bool {
+	lon, lat, found, err := x.geoMember(key, member)
+	switch {
+	case err != nil:
+		x.storeError(err)
+		return false
+	case !found:
+		x.errorReply("ERR could not decode requested zset member")
+		return false
+	}
+	s.Lon, s.Lat = lon, lat
+	return true
+}
+
+// geoStore replaces the destination of q with the points (their scores,
+// or with STOREDIST their distances), or deletes it when there are none,
+// and replies with their number.
+func geoStore(x *ctx, q *geoQuery, points []geoPoint) {
 	ms := make([]store.ZMember, len(points))
 	for i, p := range points {
 		ms[i] = store.ZMember{Member: p.member, Score: p.score}
-		if storeDist {
+		if q.storeDist {
 			ms[i].Score = p.dist
 		}
 	}
 	var existed bool
 	if len(ms) == 0 && x.tx.Notifies(notify.Generic) {
-		existed, _ = x.tx.Exists(x.db(), storeKey)
+		existed, _ = x.tx.Exists(x.db(), q.storeKey)
 	}
-	n, err := x.tx.ZStore(x.db(), storeKey, ms)
+	n, err := x.tx.ZStore(x.db(), q.storeKey, ms)
 	if err != nil {
 		x.storeError(err)
 		return
 	}
 	event := "georadiusstore"
-	if search {
+	if q.kind == geoSearch || q.kind == geoSearchStore {
 		event = "geosearchstore"
 	}
 	switch {
 	case n > 0:
-		x.notify(notify.ZSet, event, storeKey)
+		x.notify(notify.ZSet, event, q.storeKey)
 	case existed:
-		x.notify(notify.Generic, "del", storeKey)
+		x.notify(notify.Generic, "del", q.storeKey)
 	}
 	x.w.Int(n)
 }
