@@ -191,9 +191,10 @@ func (x *ctx) geoBox(i int, s *geo.Shape) bool {
 	return true
 }
 
-// geoMember reads the position of member of the sorted set at key.
+// geoMember reads the position of member of the sorted set at key, which
+// the command has looked up already.
 func (x *ctx) geoMember(key, member []byte) (lon, lat float64, found bool, err error) {
-	score, found, err := x.tx.ZScore(x.db(), key, member)
+	score, found, err := x.tx.ZScoreUncounted(x.db(), key, member)
 	if err != nil || !found {
 		return 0, 0, false, err
 	}
@@ -260,28 +261,16 @@ func cmdGeoDist(x *ctx) {
 		x.syntaxError()
 		return
 	}
-	n, err := x.tx.ZCard(x.db(), x.arg(1))
+	x.keyMiss(x.arg(1))
+	scores, found, err := x.tx.ZMScore(x.db(), x.arg(1), x.args[2:4])
 	switch {
 	case err != nil:
 		x.storeError(err)
-		return
-	case n == 0:
-		x.missed(x.arg(1))
-		x.w.NullBulk()
-		return
-	}
-	lon1, lat1, ok1, err := x.geoMember(x.arg(1), x.arg(2))
-	if err != nil {
-		x.storeError(err)
-		return
-	}
-	lon2, lat2, ok2, err := x.geoMember(x.arg(1), x.arg(3))
-	switch {
-	case err != nil:
-		x.storeError(err)
-	case !ok1 || !ok2:
+	case !found[0] || !found[1]:
 		x.w.NullBulk()
 	default:
+		lon1, lat1 := geo.Position(scores[0])
+		lon2, lat2 := geo.Position(scores[1])
 		x.w.Bulk(geo.AppendDistance(nil, geo.Distance(lon1, lat1, lon2, lat2)/toMeters))
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairndb/cairn/internal/redistest"
 )
 
 // The differential test of the geo commands: points all over the globe
@@ -502,4 +504,43 @@ func TestNotifyGeoMatchesRedis(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGeoKeyspaceHitsMatchRedis checks that each geo command counts one
+// keyspace hit or miss, as Redis's single lookup does.
+func TestGeoKeyspaceHitsMatchRedis(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("GEOADD", "g", "13.361389", "38.115556", "palermo", "15.087269", "37.502669", "catania")
+	d.same("CONFIG", "RESETSTAT")
+	for _, c := range cmds(
+		"GEODIST g palermo catania", "GEODIST nope a b", "GEOPOS g palermo", "GEOHASH nope a",
+		"GEORADIUSBYMEMBER g palermo 200 km", "GEOSEARCH g FROMMEMBER palermo BYBOX 400 400 km",
+		"GEOSEARCH nope FROMMEMBER palermo BYBOX 400 400 km", "GEORADIUS g 15 37 200 km",
+		"GEOSEARCHSTORE d g FROMMEMBER catania BYRADIUS 10 km",
+	) {
+		d.geoSame(c...)
+	}
+	stat := func(conn *redistest.Conn) string {
+		v, err := conn.Do("INFO", "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range strings.Split(fmt.Sprint(asString(v)), "\r\n") {
+			if strings.HasPrefix(l, "keyspace_hits:") || strings.HasPrefix(l, "keyspace_misses:") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if r, c := stat(d.redis), stat(d.cairn); r != c || r == "" {
+		t.Errorf("keyspace stats: Redis %q, Cairn %q", r, c)
+	}
+}
+
+func asString(v any) string {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return fmt.Sprint(v)
 }

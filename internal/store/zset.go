@@ -2273,6 +2273,16 @@ func (tx *Tx) ZWalkScores(db int, key []byte, ranges []ZRange, fn func(member []
 	return true, nil
 }
 
+// ZScoreUncounted is ZScore without counting a keyspace hit or miss, for
+// a command that looked the key up already (GEOSEARCH ... FROMMEMBER).
+func (tx *Tx) ZScoreUncounted(db int, key, member []byte) (float64, bool, error) {
+	v, err := tx.zread(db, key, false, false)
+	if err != nil || v == nil {
+		return 0, false, err
+	}
+	return v.zscoreIn(member)
+}
+
 // ZStore replaces whatever dst holds with a sorted set of ms (distinct
 // members), or deletes dst when ms is empty, as GEORADIUS STORE and
 // GEOSEARCHSTORE do, and returns the number of members stored. The
