@@ -37,6 +37,9 @@ var commandNotes = map[string]string{
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
+	"geodist":         "Distances use correctly rounded sin, cos and asin; Redis's (glibc's) are off by one bit in about one call in a thousand, so a distance can differ in its last bit (four-decimal replies almost never show it).",
+	"geosearchstore":  "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
+	"georadius":       "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }
 
