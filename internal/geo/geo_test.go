@@ -167,3 +167,23 @@ func FuzzPosition(f *testing.F) {
 		HashInt(float64(score))
 	})
 }
+
+// The cheap rejections in Contains never change its answer.
+func TestContainsMatchesExactDistance(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		s := Shape{Lon: r.Float64()*360 - 180, Lat: r.Float64()*170 - 85, Radius: math.Pow(10, r.Float64()*7), Conversion: 1}
+		lon := s.Lon + (r.Float64()-0.5)*math.Min(360, s.Radius/1e4)
+		lat := s.Lat + (r.Float64()-0.5)*math.Min(170, s.Radius/1e4)
+		if !Valid(lon, lat) {
+			continue
+		}
+		score, _ := Score(lon, lat)
+		plon, plat := Position(float64(score))
+		_, _, dist, ok := s.Contains(float64(score))
+		exact := Distance(s.Lon, s.Lat, plon, plat)
+		if ok != (exact <= s.Radius) || (ok && dist != exact) {
+			t.Fatalf("Contains(%+v, (%v, %v)) = %v, %v; exact distance %v", s, plon, plat, dist, ok, exact)
+		}
+	}
+}

@@ -177,7 +177,10 @@ func (s *Shape) Contains(score float64) (lon, lat, dist float64, ok bool) {
 	lon, lat = Position(score)
 	if !s.Box {
 		radius := s.Radius * s.Conversion
-		if roughDistance(s.Lon, s.Lat, lon, lat) > radius*(1+1e-9) {
+		// Two cheap lower bounds of the distance first: the one along
+		// the meridian (no trigonometry), then Go's haversine, each with
+		// a margin far above their rounding differences.
+		if LatDistance(lat, s.Lat) > radius*(1+1e-9) || roughDistance(s.Lon, s.Lat, lon, lat) > radius*(1+1e-9) {
 			return lon, lat, 0, false
 		}
 		dist = Distance(s.Lon, s.Lat, lon, lat)
