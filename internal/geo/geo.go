@@ -248,6 +248,29 @@ func roughDistance(lon1, lat1, lon2, lat2 float64) float64 {
 	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
 }
 
+// AppendCoordinate appends a longitude or latitude as Redis 7.2 replies
+// with it (GEOPOS, WITHCOORD: addReplyHumanLongDouble): "%.17f" without
+// trailing zeros or a trailing point, "-0" made "0".
+func AppendCoordinate(dst []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	}
+	start := len(dst)
+	// 'f' converts the binary value to decimal exactly and rounds half to
+	// even, as glibc's printf does.
+	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
+	for dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
+}
+
 // FormatDistance formats a distance as Redis's replies do: fixed point
 // with four decimals, rounded half to even from d·10⁴.
 func FormatDistance(d float64) string {

@@ -3,8 +3,6 @@ package geo
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -15,7 +13,7 @@ func TestScoreHashPosition(t *testing.T) {
 		lon, lat float64
 		score    uint64
 		hash     string
-		pos      [2]string // as Redis 7.0 prints them (humanDouble)
+		pos      [2]string // as Redis prints them
 	}{
 		{13.361389, 38.115556, 3479099956230698, "sqc8b49rny0", [2]string{"13.36138933897018433", "38.11555639549629859"}},
 		{15.087269, 37.502669, 3479447370796909, "sqdtr74hyu0", [2]string{"15.08726745843887329", "37.50266842333162032"}},
@@ -35,7 +33,7 @@ func TestScoreHashPosition(t *testing.T) {
 		}
 		lon, lat := Position(float64(c.score))
 		for i, v := range []float64{lon, lat} {
-			if got := humanDouble(v); got != c.pos[i] {
+			if got := string(AppendCoordinate(nil, v)); got != c.pos[i] {
 				t.Errorf("Position(%d)[%d] = %s; want %s", c.score, i, got, c.pos[i])
 			}
 		}
@@ -115,14 +113,6 @@ func TestRangesAreCellsOfTheShape(t *testing.T) {
 	}
 }
 
-// humanDouble is Redis 7.0's addReplyHumanLongDouble: "%.17Lf" without
-// trailing zeros (nor a trailing point).
-func humanDouble(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 17, 64)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
-
 func TestRoughDistanceIsClose(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 5000 {
@@ -184,6 +174,20 @@ func TestContainsMatchesExactDistance(t *testing.T) {
 		exact := Distance(s.Lon, s.Lat, plon, plat)
 		if ok != (exact <= s.Radius) || (ok && dist != exact) {
 			t.Fatalf("Contains(%+v, (%v, %v)) = %v, %v; exact distance %v", s, plon, plat, dist, ok, exact)
+		}
+	}
+}
+
+func TestAppendCoordinate(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {-1e-20, "0"}, {180, "180"}, {-0.5, "-0.5"},
+		{13.361389338970184, "13.36138933897018433"}, {1e-17, "0.00000000000000001"},
+	} {
+		if got := string(AppendCoordinate(nil, c.f)); got != c.want {
+			t.Errorf("AppendCoordinate(%v) = %q; want %q", c.f, got, c.want)
 		}
 	}
 }

@@ -314,9 +314,7 @@ func cmdGeoPos(x *ctx) {
 			continue
 		}
 		lon, lat := geo.Position(s)
-		x.w.Array(2)
-		x.w.Double(lon)
-		x.w.Double(lat)
+		replyCoordinates(x, lon, lat)
 	}
 }
 
@@ -650,9 +648,21 @@ func geoReply(x *ctx, points []geoPoint, withDist, withHash, withCoord bool) {
 			x.w.Int(geo.HashInt(p.score))
 		}
 		if withCoord {
-			x.w.Array(2)
-			x.w.Double(p.lon)
-			x.w.Double(p.lat)
+			replyCoordinates(x, p.lon, p.lat)
+		}
+	}
+}
+
+// replyCoordinates writes a position as Redis 7.2 does: two doubles in
+// its "human" format (geo.AppendCoordinate), as bulk strings in RESP2.
+func replyCoordinates(x *ctx, lon, lat float64) {
+	x.w.Array(2)
+	for _, f := range []float64{lon, lat} {
+		if x.w.Protocol() == 3 {
+			b := append(geo.AppendCoordinate([]byte{','}, f), '\r', '\n')
+			x.w.Raw(b)
+		} else {
+			x.w.Bulk(geo.AppendCoordinate(nil, f))
 		}
 	}
 }

@@ -19,9 +19,6 @@ import (
 // redis-server 7.0.15 and on Cairn with the replies compared.
 //
 // Known, intended differences the comparison absorbs:
-//   - Coordinates (GEOPOS, WITHCOORD): 7.0 prints them with "%.17Lf"
-//     without trailing zeros, 7.2 (Cairn) with the shortest digits; Cairn's
-//     are reprinted the 7.0 way before comparing (geoAs70).
 //   - Scores of a STOREDIST result: 7.0 prints "%.17g"; both sides are
 //     reprinted in shortest digits (shortestFloats).
 
@@ -385,14 +382,11 @@ func TestDiffGeoErrors(t *testing.T) {
 	}
 }
 
-// geoSame is same with Cairn's coordinates printed as Redis 7.0 prints
-// them.
+// geoSame is same: coordinates print alike in 7.0 and 7.2 (both use
+// addReplyHumanLongDouble).
 func (d *diffRun) geoSame(args ...string) {
 	d.t.Helper()
-	r, c := d.send(args...)
-	if !bytes.Equal(r, mapBulks(c, geoAs70)) {
-		d.mismatch(args, r, c)
-	}
+	d.same(args...)
 }
 
 // floatsSame is same with every number in both replies in shortest
@@ -417,20 +411,6 @@ func (d *diffRun) floatsSame(args ...string) {
 			return
 		}
 	}
-}
-
-// geoAs70 reprints a coordinate (a number that is not a four-decimal
-// distance) as Redis 7.0's addReplyHumanLongDouble does.
-func geoAs70(s string) string {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return s
-	}
-	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 == 4 {
-		return s
-	}
-	out := strings.TrimRight(strconv.FormatFloat(f, 'f', 17, 64), "0")
-	return strings.TrimSuffix(out, ".")
 }
 
 func shortestFloats(s string) string {
