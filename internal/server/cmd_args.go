@@ -217,6 +217,18 @@ var commandArgs = map[string]string{
 	"zscore":            `key:key member`,
 	"zunion":            `numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)] [WITHSCORES]`,
 	"zunionstore":       `destination:key numkeys:integer key:key... [WEIGHTS weight:integer...] [aggregate=AGGREGATE (SUM | MIN | MAX)]`,
+
+	// The geo commands (cmd_geo.go).
+	"geoadd":               `key:key condition=[NX | XX]{6.2.0} [change=CH{6.2.0}] longitude_latitude_member=(longitude:double latitude:double member)...`,
+	"geodist":              `key:key member1 member2 unit=[M | KM | FT | MI]`,
+	"geohash":              `key:key member...`,
+	"geopos":               `key:key member...`,
+	"georadius":            `key:key longitude:double latitude:double radius:double unit=(M | KM | FT | MI) [WITHCOORD] [WITHDIST] [WITHHASH] count=[COUNT count:integer [ANY{6.2.0}]] order=[ASC | DESC] [STORE key:key] [STOREDIST key:key]`,
+	"georadius_ro":         `key:key longitude:double latitude:double radius:double unit=(M | KM | FT | MI) [WITHCOORD] [WITHDIST] [WITHHASH] count=[COUNT count:integer [ANY{6.2.0}]] order=[ASC | DESC]`,
+	"georadiusbymember":    `key:key member radius:double unit=(M | KM | FT | MI) [WITHCOORD] [WITHDIST] [WITHHASH] count=[COUNT count:integer [ANY]] order=[ASC | DESC] [STORE key:key] [STOREDIST key:key]`,
+	"georadiusbymember_ro": `key:key member radius:double unit=(M | KM | FT | MI) [WITHCOORD] [WITHDIST] [WITHHASH] count=[COUNT count:integer [ANY]] order=[ASC | DESC]`,
+	"geosearch":            `key:key from=(FROMMEMBER member | longitude_latitude=FROMLONLAT (longitude:double latitude:double)) by=(circle=(BYRADIUS radius:double unit=(M | KM | FT | MI)) | box=(BYBOX width:double height:double unit=(M | KM | FT | MI))) order=[ASC | DESC] count=[COUNT count:integer [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]`,
+	"geosearchstore":       `destination:key source:key from=(FROMMEMBER member | longitude_latitude=FROMLONLAT (longitude:double latitude:double)) by=(circle=(BYRADIUS radius:double unit=(M | KM | FT | MI)) | box=(BYBOX width:double height:double unit=(M | KM | FT | MI))) order=[ASC | DESC] count=[COUNT count:integer [ANY]] [STOREDIST]`,
 }
 
 // variableKeyFlags are the per-call key flags of the commands whose key

@@ -39,6 +39,9 @@ var commandNotes = map[string]string{
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"dump":            "Writes RDB version 10 (Redis 7.0) payloads in plain encodings (quicklist of listpacks, set, hash, zset2), which every Redis 7 restores; a hash with field TTLs is written as Redis 7.4 does (version 12), which only Redis 7.4+ and Cairn restore.",
 	"restore":         "Reads every encoding Redis 7.4 and older write for strings, lists, sets, sorted sets and hashes (field TTLs included; RDB version up to 12), not streams or modules; hash fields already past their TTL are left out. IDLETIME and FREQ are checked and ignored (Cairn keeps no LRU/LFU state per key).",
+	"geodist":         "Distances use correctly rounded sin, cos and asin; Redis's (glibc's) are off by one bit in about one call in a thousand, so a distance can differ in its last bit (four-decimal replies almost never show it).",
+	"geosearchstore":  "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
+	"georadius":       "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }
 
