@@ -163,7 +163,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if x.afterCommit != nil {
 		g.deferred = append(g.deferred, x.afterCommit)
 	}
-	e.stats.record(time.Since(start), x.failed, s.cfg.LatencyTracking())
+	ran := time.Since(start)
+	e.stats.record(ran, x.failed, s.cfg.LatencyTracking())
+	s.noteCommand(g.c, spec, args, ran)
+	s.feedGroupMonitors(g, spec, args)
 	s.stats.commands.Add(1)
 	return x.failed, nil
 }
