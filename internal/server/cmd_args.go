@@ -117,6 +117,7 @@ var commandArgs = map[string]string{
 	"linsert":           `key:key where=(BEFORE | AFTER) pivot element`,
 	"llen":              `key:key`,
 	"lmove":             `source:key destination:key wherefrom=(LEFT | RIGHT) whereto=(LEFT | RIGHT)`,
+	"memory|usage":      `key:key [SAMPLES count:integer]`,
 	"lmpop":             `numkeys:integer key:key... where=(LEFT | RIGHT) [COUNT count:integer]`,
 	"lpop":              `key:key [count:integer]{6.2.0}`,
 	"lpos":              `key:key element [RANK rank:integer] [COUNT num-matches:integer] [MAXLEN len:integer]`,

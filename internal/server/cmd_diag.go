@@ -24,6 +24,7 @@ func diagCommands() []cmdEntry {
 			def("slowlog|help", 2, loading|stale, noKeys, 0, "server", "6.2.0", "Show helpful text about the different subcommands", cmdSlowlogHelp),
 		),
 		def("monitor", 1, admin|noscript|loading|stale, noKeys, 0, "server", "1.0.0", "Listens for all requests received by the server in real-time.", cmdMonitor),
+		memoryCommands(),
 	}
 }
 

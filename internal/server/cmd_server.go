@@ -32,7 +32,7 @@ func serverCommands() []cmdEntry {
 		container("latency", "server", "2.8.13", "A container for latency diagnostics commands.", 0,
 			append(latencyMonitorCommands(),
 				withTips(def("latency|histogram", -2, admin|noscript|loading|stale, noKeys, 0, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.", cmdLatencyHistogram),
-				tipOutput, "request_policy:all_nodes", "response_policy:special"),
+					tipOutput, "request_policy:all_nodes", "response_policy:special"),
 				def("latency|help", 2, loading|stale, noKeys, 0, "server", "2.8.13", "Returns helpful text about the different subcommands.", cmdLatencyHelp),
 			)...,
 		),

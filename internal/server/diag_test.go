@@ -276,3 +276,69 @@ func TestSlowlogSkipsFastCommandsWithoutAllocating(t *testing.T) {
 		t.Errorf("noteCommand allocates %v times for a fast command", n)
 	}
 }
+
+// TestDiffMemoryReplies compares MEMORY's deterministic replies with a
+// real redis-server.
+func TestDiffMemoryReplies(t *testing.T) {
+	d := newDiffRun(t)
+	for _, cmd := range [][]string{
+		{"SET", "k", "v"},
+		{"MEMORY", "USAGE", "nokey"},
+		{"MEMORY", "USAGE", "k", "SAMPLES", "-1"},
+		{"MEMORY", "USAGE", "k", "SAMPLES", "abc"},
+		{"MEMORY", "USAGE", "k", "SAMPLES"},
+		{"MEMORY", "USAGE", "k", "FOO", "1"},
+		{"MEMORY", "USAGE", "nokey", "SAMPLES", "0"},
+		{"MEMORY", "USAGE"},
+		{"MEMORY", "FOO"},
+		{"MEMORY", "PURGE"},
+		{"MEMORY", "STATS", "x"},
+	} {
+		d.same(cmd...)
+	}
+	r, c := d.send("MEMORY", "HELP")
+	if r = bytes.Replace(r, []byte("Prints this help."), []byte("Print this help."), 1); !bytes.Equal(r, c) {
+		d.mismatch([]string{"MEMORY", "HELP"}, r, c)
+	}
+}
+
+// TestMemoryUsage checks that the estimate follows a key's contents, and
+// that SAMPLES 0 reads every element.
+func TestMemoryUsage(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	do := func(args ...any) any {
+		t.Helper()
+		r, err := c.Do(args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return r
+	}
+	do("SET", "s", strings.Repeat("x", 1000))
+	if n := do("MEMORY", "USAGE", "s").(int64); n < 1000 || n > 1100 {
+		t.Errorf("MEMORY USAGE of a 1000-byte string = %d", n)
+	}
+	for _, typ := range [][]string{{"HSET", "h", "f%d", "%0100d"}, {"ZADD", "z", "%d", "m%0100d"}, {"SADD", "st", "m%0100d"}, {"RPUSH", "l", "%0100d"}} {
+		key := typ[1]
+		for i := range 200 {
+			args := []any{typ[0], key}
+			for _, f := range typ[2:] {
+				args = append(args, fmt.Sprintf(f, i))
+			}
+			do(args...)
+		}
+		exact := do("MEMORY", "USAGE", key, "SAMPLES", "0").(int64)
+		est := do("MEMORY", "USAGE", key).(int64)
+		if exact < 200*100 || exact > 200*300 {
+			t.Errorf("%s: exact MEMORY USAGE of 200 100-byte members = %d", key, exact)
+		}
+		if est < exact*8/10 || est > exact*12/10 {
+			t.Errorf("%s: sampled estimate %d, exact %d", key, est, exact)
+		}
+	}
+	stats := do("MEMORY", "STATS").([]any)
+	if len(stats)%2 != 0 || !strings.Contains(fmt.Sprintf("%s", stats), "keys.count") {
+		t.Errorf("MEMORY STATS = %q", stats)
+	}
+}
