@@ -38,6 +38,8 @@ var commandNotes = map[string]string{
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"latency":         "Events: command, fast-command and aof-fsync-always (the WAL syncs that appendfsync always waits for); Redis's fork, expire-cycle, eviction and similar events have no counterpart. DOCTOR's report is shorter than Redis's.",
+	"memory|usage":    "The bytes of the key's records in the store (metadata, members, score and TTL indexes) before compression; a collection's members are sampled (SAMPLES, default 5) and the average scaled by its size.",
+	"memory|stats":    "Cairn's figures: the Go heap (total.allocated, heap.reserved), rss, keys per database and the engine's (memtables, block cache, disk usage); Redis's allocator and overhead fields have no counterpart.",
 	"monitor":         "Lines as Redis formats them, AUTH and HELLO AUTH redacted; a monitor over client-output-buffer-limit's normal class is disconnected.",
 	"slowlog|get":     "Entries as Redis keeps them: at most 32 arguments and 128 bytes of each; inner commands of MULTI/EXEC and scripts are logged on their own.",
 }
