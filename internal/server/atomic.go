@@ -165,7 +165,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	}
 	ran := time.Since(start)
 	e.stats.record(ran, x.failed, s.cfg.LatencyTracking())
-	s.noteCommand(g.c, spec, args, ran)
+	s.noteCommand(g.c, g.kind != groupMulti, spec, args, ran)
 	s.feedGroupMonitors(g, spec, args)
 	s.stats.commands.Add(1)
 	return x.failed, nil

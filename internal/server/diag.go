@@ -28,10 +28,20 @@ type diagState struct {
 }
 
 // noteCommand records a command that ran for d in the slow log and the
-// latency monitor when it crossed their thresholds.
-func (s *Server) noteCommand(c *client, spec *command.Spec, args [][]byte, d time.Duration) {
+// latency monitor when it crossed their thresholds; lua marks a command
+// a script ran.
+func (s *Server) noteCommand(c *client, lua bool, spec *command.Spec, args [][]byte, d time.Duration) {
 	if t := s.cfg.SlowlogSlowerThan(); t >= 0 && d.Microseconds() >= t && spec.Flags&command.SkipSlowlog == 0 {
-		s.diag.slow.add(c, loggedArgs(spec, args), d.Microseconds(), int(s.cfg.SlowlogMaxLen()))
+		peer, name := "?:0", ""
+		if !lua {
+			// A script's commands come from Redis's Lua client, which
+			// has no address and no name.
+			peer = c.raddr
+			c.mu.Lock()
+			name = c.name
+			c.mu.Unlock()
+		}
+		s.diag.slow.add(peer, name, loggedArgs(spec, args), d.Microseconds(), int(s.cfg.SlowlogMaxLen()))
 	}
 	if t := s.cfg.LatencyMonitorThreshold(); t > 0 && d.Milliseconds() >= t {
 		event := "command"
@@ -129,14 +139,11 @@ type slowlog struct {
 
 // add logs a command, its arguments cut as Redis cuts them, then drops the
 // oldest entries past maxLen (0 disables the log, as in Redis).
-func (l *slowlog) add(c *client, args [][]byte, micros int64, maxLen int) {
+func (l *slowlog) add(peer, name string, args [][]byte, micros int64, maxLen int) {
 	if maxLen <= 0 {
 		return
 	}
-	e := slowEntry{unix: time.Now().Unix(), micros: micros, peer: c.raddr}
-	c.mu.Lock()
-	e.clientNm = c.name
-	c.mu.Unlock()
+	e := slowEntry{unix: time.Now().Unix(), micros: micros, peer: peer, clientNm: name}
 	n := min(len(args), slowlogMaxArgc)
 	e.args = make([][]byte, n)
 	for j := range n {

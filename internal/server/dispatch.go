@@ -239,7 +239,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		ran += more
 	}
 	e.stats.record(ran, failed, s.cfg.LatencyTracking())
-	s.noteCommand(c, spec, args, ran) // diag.go: SLOWLOG, LATENCY
+	s.noteCommand(c, false, spec, args, ran) // diag.go: SLOWLOG, LATENCY
 	// Counted after the command, as Redis counts it: only commands that
 	// ran, and CONFIG RESETSTAT counts itself.
 	s.stats.commands.Add(1)
