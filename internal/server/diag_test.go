@@ -178,7 +178,6 @@ func TestDiffMonitorLines(t *testing.T) {
 		d.send(c...)
 	}
 	want := monitorLines(t, mr, 16)
-	t.Logf("%q", want)
 	got := monitorLines(t, mc, 16)
 	if strings.Join(want, "") != strings.Join(got, "") {
 		t.Errorf("monitor lines differ:\nredis-server:\n%s\nCairn:\n%s", strings.Join(want, ""), strings.Join(got, ""))
@@ -341,5 +340,32 @@ func TestMemoryUsage(t *testing.T) {
 	stats := do("MEMORY", "STATS").([]any)
 	if len(stats)%2 != 0 || !strings.Contains(fmt.Sprintf("%s", stats), "keys.count") {
 		t.Errorf("MEMORY STATS = %q", stats)
+	}
+}
+
+// TestMonitorOutputLimit checks that a monitor that does not read is cut
+// off at its output buffer limit (the normal class, as Redis counts
+// monitors) while the clients it watches run on, and that CLIENT LIST
+// shows a monitor's O flag.
+func TestMonitorOutputLimit(t *testing.T) {
+	ts := startServer(t, "client-output-buffer-limit", "normal 65536 0 0")
+	mon := redistest.Dial(t, ts.addr)
+	if r, err := mon.DoRaw("MONITOR"); err != nil || string(r) != "+OK\r\n" {
+		t.Fatalf("MONITOR: %q %v", r, err)
+	}
+	c := redistest.Dial(t, ts.addr)
+	list, err := c.Do("CLIENT", "LIST")
+	if err != nil || !regexp.MustCompile(`flags=O `).Match(list.([]byte)) {
+		t.Errorf("CLIENT LIST with a monitor: %q %v", list, err)
+	}
+	value := strings.Repeat("v", 1000)
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ts.srv.monitoring(); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the monitor was not cut off after %d commands", i)
+		}
+		if _, err := c.Do("SET", "k", value); err != nil {
+			t.Fatalf("SET %d: %v", i, err)
+		}
 	}
 }
