@@ -369,3 +369,63 @@ func TestMonitorOutputLimit(t *testing.T) {
 		}
 	}
 }
+
+// unrepr decodes appendRepr's quoting, as redis-cli reads it back.
+func unrepr(t *testing.T, q []byte) []byte {
+	t.Helper()
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		t.Fatalf("%q is not quoted", q)
+	}
+	q = q[1 : len(q)-1]
+	var out []byte
+	for i := 0; i < len(q); i++ {
+		if q[i] != '\\' {
+			out = append(out, q[i])
+			continue
+		}
+		i++
+		switch q[i] {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'a':
+			out = append(out, '\a')
+		case 'b':
+			out = append(out, '\b')
+		case 'x':
+			var v byte
+			fmt.Sscanf(string(q[i+1:i+3]), "%02x", &v)
+			out = append(out, v)
+			i += 2
+		default:
+			out = append(out, q[i])
+		}
+	}
+	return out
+}
+
+// FuzzMonitorRepr checks that a monitor line's quoting keeps the line on
+// one line of printable bytes and reads back to the argument.
+func FuzzMonitorRepr(f *testing.F) {
+	for _, s := range []string{"", "plain", "a b", "\x00\xff\"\\\n\r\t\a\b", "(redacted)"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, arg []byte) {
+		q := appendRepr(nil, arg)
+		for _, c := range q {
+			if c < 0x20 || c >= 0x7f {
+				t.Fatalf("appendRepr(%q) = %q holds an unprintable byte", arg, q)
+			}
+		}
+		if back := unrepr(t, q); !bytes.Equal(back, arg) {
+			t.Fatalf("appendRepr(%q) = %q reads back as %q", arg, q, back)
+		}
+		line := monitorLine(time.Unix(1339518083, 107412000), 0, "127.0.0.1:60866", [][]byte{[]byte("keys"), arg})
+		if want := `+1339518083.107412 [0 127.0.0.1:60866] "keys" ` + string(q) + "\r\n"; string(line) != want {
+			t.Fatalf("monitorLine = %q, want %q", line, want)
+		}
+	})
+}
