@@ -142,6 +142,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()
 	}
+	s.feedGroupScriptCall(g, spec, args) // diag.go
 	e.run(x)
 	if x.blocked != nil {
 		// Inside a group a blocking command does not wait: it answers

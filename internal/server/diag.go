@@ -321,6 +321,17 @@ func (s *Server) pushMonitorLine(line []byte) {
 	}
 }
 
+// feedGroupScriptCall shows monitors an EVAL or FCALL queued in a
+// MULTI before the script's own commands, as Redis's evalCommand feeds
+// itself.
+func (s *Server) feedGroupScriptCall(g *group, spec *command.Spec, args [][]byte) {
+	if !s.monitoring() || g.kind != groupMulti || !isScriptCall(spec) {
+		return
+	}
+	line := monitorLine(time.Now(), int(g.c.db.Load()), g.c.raddr, args)
+	g.deferred = append(g.deferred, func() { s.pushMonitorLine(line) })
+}
+
 // feedGroupMonitors feeds a command run inside an atomic group: its line
 // is made now and sent once the group commits, so that a group run again
 // for its locks shows each command once. Scripts' commands show as Redis

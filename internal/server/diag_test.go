@@ -172,13 +172,15 @@ func TestDiffMonitorLines(t *testing.T) {
 		{"GET", "k", "extra"},
 		{"NOSUCH"},
 		{"MULTI"}, {"SET", "x"}, {"EXEC"},
+		{"MULTI"}, {"EVAL", "return redis.call('incr','x')", "0"}, {"EXEC"},
+		{"BLPOP", "nolist", "0.01"},
 		{"PING"},
 	}
 	for _, c := range cmds {
 		d.send(c...)
 	}
-	want := monitorLines(t, mr, 16)
-	got := monitorLines(t, mc, 16)
+	want := monitorLines(t, mr, 21)
+	got := monitorLines(t, mc, 21)
 	if strings.Join(want, "") != strings.Join(got, "") {
 		t.Errorf("monitor lines differ:\nredis-server:\n%s\nCairn:\n%s", strings.Join(want, ""), strings.Join(got, ""))
 	}
