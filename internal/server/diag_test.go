@@ -277,6 +277,12 @@ func TestSlowlogSkipsFastCommandsWithoutAllocating(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { ts.srv.noteCommand(c, false, spec, args, time.Microsecond) }); n != 0 {
 		t.Errorf("noteCommand allocates %v times for a fast command", n)
 	}
+	if n := testing.AllocsPerRun(100, func() {
+		ts.srv.feedMonitors(c, spec, 0, false, args)
+		_ = ts.srv.monitorClientError(c, spec)
+	}); n != 0 {
+		t.Errorf("feeding no monitor allocates %v times", n)
+	}
 }
 
 // TestDiffMemoryReplies compares MEMORY's deterministic replies with a
