@@ -144,6 +144,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()
 	}
+	s.feedGroupScriptCall(g, spec, args) // diag.go
 	e.run(x)
 	if x.blocked != nil {
 		// Inside a group a blocking command does not wait: it answers
@@ -165,7 +166,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if x.afterCommit != nil {
 		g.deferred = append(g.deferred, x.afterCommit)
 	}
-	e.stats.record(time.Since(start), x.failed, s.cfg.LatencyTracking())
+	ran := time.Since(start)
+	e.stats.record(ran, x.failed, s.cfg.LatencyTracking())
+	s.noteCommand(g.c, g.kind != groupMulti, spec, args, ran)
+	s.feedGroupMonitors(g, spec, args)
 	s.stats.commands.Add(1)
 	return x.failed, nil
 }

@@ -42,7 +42,11 @@ var commandNotes = map[string]string{
 	"geodist":         "Distances use correctly rounded sin, cos and asin; Redis's (glibc's) are off by one bit in about one call in a thousand, so a distance can differ in its last bit (four-decimal replies almost never show it).",
 	"geosearchstore":  "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
 	"georadius":       "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
-	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
+	"latency":         "Events: command, fast-command and aof-fsync-always (the WAL syncs that appendfsync always waits for); Redis's fork, expire-cycle, eviction and similar events have no counterpart. DOCTOR's report is shorter than Redis's.",
+	"memory|usage":    "The bytes of the key's records in the store (metadata, members, score and TTL indexes) before compression; a collection's members are sampled (SAMPLES, default 5) and the average scaled by its size.",
+	"memory|stats":    "Cairn's figures: the Go heap (total.allocated, heap.reserved), rss, keys per database and the engine's (memtables, block cache, disk usage); Redis's allocator and overhead fields have no counterpart.",
+	"monitor":         "Lines as Redis formats them, AUTH and HELLO AUTH redacted; a monitor over client-output-buffer-limit's normal class is disconnected.",
+	"slowlog|get":     "Entries as Redis keeps them: at most 32 arguments and 128 bytes of each; inner commands of MULTI/EXEC and scripts are logged on their own.",
 }
 
 // TestCommandsDocIsCurrent checks docs/commands.md against the command

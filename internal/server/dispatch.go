@@ -193,6 +193,12 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, msg)
 		return
 	}
+	// diag.go: a client in MONITOR mode may not touch the keyspace.
+	if msg := s.monitorClientError(c, spec); msg != "" {
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
 	if !s.waitPause(c, spec) {
 		return
 	}
@@ -219,8 +225,14 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
+	if s.monitoring() && spec.Flags&command.SkipMonitor != 0 && isScriptCall(spec) {
+		// diag.go: a script's call shows before its commands, as in Redis.
+		s.sendMonitorLine(c, int(c.db.Load()), false, args)
+	}
 	failed, req := s.execute(c, spec, e, args, false)
 	ran := time.Since(start)
+	// diag.go: monitors see the command once, when it first ran.
+	s.feedMonitors(c, spec, int(c.db.Load()), false, args)
 	if req != nil {
 		var more time.Duration
 		var gone bool
@@ -234,6 +246,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		ran += more
 	}
 	e.stats.record(ran, failed, s.cfg.LatencyTracking())
+	s.noteCommand(c, false, spec, args, ran) // diag.go: SLOWLOG, LATENCY
 	// Counted after the command, as Redis counts it: only commands that
 	// ran, and CONFIG RESETSTAT counts itself.
 	s.stats.commands.Add(1)
