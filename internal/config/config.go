@@ -38,6 +38,7 @@ type Config struct {
 	trackingMaxKeys                    atomic.Int64
 	busyReplyThreshold                 atomic.Int64 // ms
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	hllSparseMaxBytes                  atomic.Int64 // bytes
 	queryBufLimit                      atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
@@ -47,6 +48,8 @@ type Config struct {
 	setMaxIntset, setMaxEntries, setMaxValue atomic.Int64
 	zsetMaxEntries, zsetMaxValue             atomic.Int64
 	latencyTracking                          atomic.Int64 // 1 for yes
+	latencyMonitorThreshold                  atomic.Int64 // milliseconds
+	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
 }
 
@@ -321,6 +324,10 @@ func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()
 // ProtoMaxBulkLen returns the longest bulk string a client may send.
 func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
 
+// HLLSparseMaxBytes returns hll-sparse-max-bytes: the longest a
+// HyperLogLog in the sparse encoding may grow before it turns dense.
+func (c *Config) HLLSparseMaxBytes() int64 { return c.hllSparseMaxBytes.Load() }
+
 // ClientQueryBufferLimit returns the most memory a client's incomplete
 // request may hold (client-query-buffer-limit).
 func (c *Config) ClientQueryBufferLimit() int64 { return c.queryBufLimit.Load() }
@@ -394,6 +401,17 @@ func (c *Config) Hz() int { return int(c.hz.Load()) }
 
 // Procs returns the processor count to run on, or 0 to size it to the load.
 func (c *Config) Procs() int { return int(c.procs.Load()) }
+
+// SlowlogSlowerThan is the duration in microseconds from which a command
+// goes into the slow log, negative when none does.
+func (c *Config) SlowlogSlowerThan() int64 { return c.slowlogSlowerThan.Load() }
+
+// SlowlogMaxLen is how many entries the slow log keeps.
+func (c *Config) SlowlogMaxLen() int64 { return c.slowlogMaxLen.Load() }
+
+// LatencyMonitorThreshold is the duration in milliseconds from which the
+// latency monitor records an event, 0 when it is off.
+func (c *Config) LatencyMonitorThreshold() int64 { return c.latencyMonitorThreshold.Load() }
 
 // LatencyTracking reports whether commands' latencies are being recorded.
 func (c *Config) LatencyTracking() bool { return c.latencyTracking.Load() != 0 }

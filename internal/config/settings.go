@@ -189,6 +189,11 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.hashMaxValue },
 	},
 	{
+		name: "hll-sparse-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 3000},
+		num: func(c *Config) *atomic.Int64 { return &c.hllSparseMaxBytes },
+	},
+	{
 		name: "hz", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, clampMin: 1, clampMax: 500, def: value{n: 10},
 		num: func(c *Config) *atomic.Int64 { return &c.hz },
@@ -199,6 +204,13 @@ var settings = []*setting{
 		name: "key-cache-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 64 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.keyCacheSize },
+	},
+	{
+		// The duration, in milliseconds, from which LATENCY records an
+		// event (0: the latency monitor is off).
+		name: "latency-monitor-threshold", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64,
+		num: func(c *Config) *atomic.Int64 { return &c.latencyMonitorThreshold },
 	},
 	{
 		// Whether every command's latency is kept in a histogram, for INFO
@@ -315,6 +327,19 @@ var settings = []*setting{
 		name: "set-max-listpack-value", kind: kindMemory, mutable: true,
 		min: 0, max: math.MaxInt64, def: value{n: 64},
 		num: func(c *Config) *atomic.Int64 { return &c.setMaxValue },
+	},
+	{
+		// The duration, in microseconds, from which a command goes into
+		// the slow log (-1: none does; 0: every command does).
+		name: "slowlog-log-slower-than", kind: kindInt, mutable: true,
+		min: -1, max: math.MaxInt64, def: value{n: 10000},
+		num: func(c *Config) *atomic.Int64 { return &c.slowlogSlowerThan },
+	},
+	{
+		// How many entries the slow log keeps, the oldest dropped first.
+		name: "slowlog-max-len", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.slowlogMaxLen },
 	},
 	{
 		name: "tcp-keepalive", kind: kindInt, mutable: true,

@@ -10,4 +10,12 @@
 // as hostile: a length is checked against the bytes that remain before
 // anything is allocated for it, and a malformed payload is an error wrapping
 // ErrCorrupt, never a panic.
+//
+// DUMP payloads (AppendValue, DecodeValue) are a type byte, the value and
+// the trailer. DecodeValue reads every encoding of strings, lists, sets,
+// sorted sets and hashes that Redis 7.4 or an older Redis writes — plain,
+// intset, listpack, ziplist, zipmap, quicklist, and 7.4's hashes with field
+// deadlines. AppendValue writes plain forms and a quicklist of listpacks
+// under version 10, which every Redis 7 restores; only a hash with field
+// deadlines needs 7.4's type and version 12.
 package rdb

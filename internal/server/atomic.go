@@ -121,7 +121,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case spec.Flags&command.NoScript != 0:
 			scriptError(w, "ERR This Redis command is not allowed from script")
 			return true, nil
-		case g.kind == groupScriptRO && spec.Flags&command.Write != 0:
+		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
+			// Redis counts a may-replicate command (PFCOUNT) as a write
+			// here.
 			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
 			return true, nil
 		}
@@ -142,6 +144,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()
 	}
+	s.feedGroupScriptCall(g, spec, args) // diag.go
 	e.run(x)
 	if x.blocked != nil {
 		// Inside a group a blocking command does not wait: it answers
@@ -152,7 +155,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		req.timeout(x)
 	}
 	if g.tx.Writable() {
-		if x.failed {
+		if x.failed && !x.keepWrites {
 			if err := g.tx.RollbackCommand(mark); err != nil {
 				return true, err
 			}
@@ -163,7 +166,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if x.afterCommit != nil {
 		g.deferred = append(g.deferred, x.afterCommit)
 	}
-	e.stats.record(time.Since(start), x.failed, s.cfg.LatencyTracking())
+	ran := time.Since(start)
+	e.stats.record(ran, x.failed, s.cfg.LatencyTracking())
+	s.noteCommand(g.c, g.kind != groupMulti, spec, args, ran)
+	s.feedGroupMonitors(g, spec, args)
 	s.stats.commands.Add(1)
 	return x.failed, nil
 }

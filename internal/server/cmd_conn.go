@@ -79,6 +79,7 @@ func cmdReset(x *ctx) {
 	x.srv.endMulti(c)
 	x.srv.dropSubscriptions(c)
 	x.srv.disableTracking(c)
+	x.srv.stopMonitor(c)
 	c.reply = replyMode{}
 	x.w.EndDiscard()
 	c.noEvict.Store(false)

@@ -33,10 +33,10 @@ type queuedCommand struct {
 	args [][]byte
 }
 
-// maxQueuedBytes bounds the memory one client's queued transaction may
-// hold, counting each argument's slice header and allocation beside its
-// bytes; past it the transaction is discarded and EXEC aborts.
-const maxQueuedBytes = 1 << 30
+// A client's queued transaction is input it has sent and Cairn holds, so
+// it counts against client-query-buffer-limit: each argument's slice header
+// and allocation beside its bytes. Past the limit the queue is dropped and
+// EXEC aborts, with an error that says why.
 
 // queuedArgOverhead is what an argument costs besides its bytes.
 const queuedArgOverhead = 40
@@ -63,8 +63,8 @@ func (s *Server) queue(c *client, spec *command.Spec, args [][]byte) {
 	for _, a := range args {
 		size += int64(len(a)) + queuedArgOverhead
 	}
-	if m.bytes+size > maxQueuedBytes {
-		s.abortQueue(c, "ERR Transaction discarded: the queued commands exceed the transaction's memory limit")
+	if m.bytes+size > s.cfg.ClientQueryBufferLimit() {
+		s.abortQueue(c, "ERR Transaction discarded: the queued commands exceed client-query-buffer-limit")
 		m.queued = nil
 		m.bytes = 0
 		return

@@ -39,7 +39,16 @@ var commandNotes = map[string]string{
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"sort":            "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly). With BY or GET patterns that read other keys, SORT ... STORE (and any such SORT in MULTI or a script) excludes every writer while it runs.",
 	"sort_ro":         "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly).",
-	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
+	"dump":            "Writes RDB version 10 (Redis 7.0) payloads in plain encodings (quicklist of listpacks, set, hash, zset2), which every Redis 7 restores; a hash with field TTLs is written as Redis 7.4 does (version 12), which only Redis 7.4+ and Cairn restore.",
+	"restore":         "Reads every encoding Redis 7.4 and older write for strings, lists, sets, sorted sets and hashes (field TTLs included; RDB version up to 12), not streams or modules; hash fields already past their TTL are left out. IDLETIME and FREQ are checked and ignored (Cairn keeps no LRU/LFU state per key).",
+	"geodist":         "Distances use correctly rounded sin, cos and asin; Redis's (glibc's) are off by one bit in about one call in a thousand, so a distance can differ in its last bit (four-decimal replies almost never show it).",
+	"geosearchstore":  "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
+	"georadius":       "With STOREDIST, a stored distance can differ from Redis's in its last bit (see GEODIST).",
+	"latency":         "Events: command, fast-command and aof-fsync-always (the WAL syncs that appendfsync always waits for); Redis's fork, expire-cycle, eviction and similar events have no counterpart. DOCTOR's report is shorter than Redis's.",
+	"memory|usage":    "The bytes of the key's records in the store (metadata, members, score and TTL indexes) before compression; a collection's members are sampled (SAMPLES, default 5) and the average scaled by its size.",
+	"memory|stats":    "Cairn's figures: the Go heap (total.allocated, heap.reserved), rss, keys per database and the engine's (memtables, block cache, disk usage); Redis's allocator and overhead fields have no counterpart.",
+	"monitor":         "Lines as Redis formats them, AUTH and HELLO AUTH redacted; a monitor over client-output-buffer-limit's normal class is disconnected.",
+	"slowlog|get":     "Entries as Redis keeps them: at most 32 arguments and 128 bytes of each; inner commands of MULTI/EXEC and scripts are logged on their own.",
 }
 
 // TestCommandsDocIsCurrent checks docs/commands.md against the command

@@ -220,6 +220,7 @@ func (c *client) serve() {
 	// No message is queued for a connection that is going away.
 	defer c.closePushes()
 	defer c.srv.dropSubscriptions(c)
+	defer c.srv.stopMonitor(c)
 	defer func() {
 		// Every way out commits or discards the pipeline first; one left
 		// here (after a panic) was never acknowledged and is discarded, so

@@ -1001,7 +1001,7 @@ func TestLatencyHistogram(t *testing.T) {
 		}
 		rc.run([]wireStep{
 			wstep(arityErr("latency"), "LATENCY"),
-			wstep("-ERR unknown subcommand 'LATEST'. Try LATENCY HELP.\r\n", "LATENCY", "LATEST"),
+			wstep("-ERR unknown subcommand 'NOSUCH'. Try LATENCY HELP.\r\n", "LATENCY", "NOSUCH"),
 		})
 	}
 }

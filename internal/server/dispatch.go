@@ -24,6 +24,10 @@ type cmdEntry struct {
 	// subs are the handlers of a container's subcommands.
 	subs  []cmdEntry
 	stats *cmdStats
+	// rewrites marks a command Redis flags read-only that may still
+	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
+	// write transaction on its keys.
+	rewrites bool
 }
 
 // cmdStats are a command's INFO commandstats figures, and the histogram of
@@ -77,6 +81,9 @@ type ctx struct {
 	args [][]byte
 	// failed is set when the handler replied with an error.
 	failed bool
+	// keepWrites, with failed, keeps what the handler wrote before its
+	// error: Redis leaves a corrupt HLL that PFADD updated in part so.
+	keepWrites bool
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
 	// afterCommit, set by a handler, runs once its writes are committed
@@ -186,6 +193,12 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, msg)
 		return
 	}
+	// diag.go: a client in MONITOR mode may not touch the keyspace.
+	if msg := s.monitorClientError(c, spec); msg != "" {
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
 	if !s.waitPause(c, spec) {
 		return
 	}
@@ -212,8 +225,14 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
+	if s.monitoring() && spec.Flags&command.SkipMonitor != 0 && isScriptCall(spec) {
+		// diag.go: a script's call shows before its commands, as in Redis.
+		s.sendMonitorLine(c, int(c.db.Load()), false, args)
+	}
 	failed, req := s.execute(c, spec, e, args, false)
 	ran := time.Since(start)
+	// diag.go: monitors see the command once, when it first ran.
+	s.feedMonitors(c, spec, int(c.db.Load()), false, args)
 	if req != nil {
 		var more time.Duration
 		var gone bool
@@ -227,6 +246,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		ran += more
 	}
 	e.stats.record(ran, failed, s.cfg.LatencyTracking())
+	s.noteCommand(c, false, spec, args, ran) // diag.go: SLOWLOG, LATENCY
 	// Counted after the command, as Redis counts it: only commands that
 	// ran, and CONFIG RESETSTAT counts itself.
 	s.stats.commands.Add(1)
@@ -283,7 +303,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		x.tx = s.beginSort(c, spec, args)
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
-	case spec.Flags&command.Write != 0:
+	case spec.Flags&command.Write != 0 || e.rewrites:
 		x.tx = s.st.Begin(c.commandKeys(spec, args))
 	case spec.Flags&command.ReadOnly != 0:
 		// Commands reading several keys read them from one snapshot.
@@ -300,7 +320,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	}
 	e.run(x)
 	if writing {
-		if !x.failed && x.blocked == nil {
+		if (!x.failed || x.keepWrites) && x.blocked == nil {
 			if err := x.tx.Commit(); err != nil {
 				// Nothing was written: take back the reply the handler
 				// prepared and report the failure instead.
@@ -385,7 +405,7 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 	e.run(x)
 	x.tx = nil
 	c.pipeReplies++
-	if x.failed {
+	if x.failed && !x.keepWrites {
 		if err := c.pipe.RollbackCommand(mark); err != nil {
 			s.failPipeline(c, err)
 			return

@@ -60,6 +60,8 @@ type Server struct {
 	handlers map[*command.Spec]*cmdEntry
 	// ps is the pub/sub registry (cmd_pubsub.go).
 	ps pubsubState
+	// diag is SLOWLOG, MONITOR and the latency monitor (diag.go).
+	diag diagState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -132,7 +134,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
