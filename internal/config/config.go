@@ -46,6 +46,7 @@ type Config struct {
 	hashMaxEntries, hashMaxValue             atomic.Int64
 	setMaxIntset, setMaxEntries, setMaxValue atomic.Int64
 	zsetMaxEntries, zsetMaxValue             atomic.Int64
+	streamNodeMaxBytes, streamNodeMaxEntries atomic.Int64
 	latencyTracking                          atomic.Int64 // 1 for yes
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
 }
@@ -378,6 +379,9 @@ var EncodingLimitNames = []string{
 	"set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
 	"zset-max-listpack-entries", "zset-max-listpack-value",
 }
+
+// StreamNodeMaxEntries returns stream-node-max-entries.
+func (c *Config) StreamNodeMaxEntries() int64 { return c.streamNodeMaxEntries.Load() }
 
 // MemberFilterSize returns the memory for the store's member filters in
 // bytes.

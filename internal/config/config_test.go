@@ -57,6 +57,8 @@ func TestGet(t *testing.T) {
 		{"set-max-intset-entries", "512"},
 		{"set-max-listpack-entries", "128"},
 		{"set-max-listpack-value", "64"},
+		{"stream-node-max-bytes", "4096"},
+		{"stream-node-max-entries", "100"},
 		{"tcp-keepalive", "300"},
 		{"timeout", "0"},
 		{"tracking-table-max-keys", "1000000"},
