@@ -194,3 +194,142 @@ func DecodeStreamEntry(b []byte) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// --- Consumer groups -----------------------------------------------------
+
+// StreamGroup is a consumer group's record (40 bytes):
+//
+//	last-delivered-id 16 B | entries-read i64 | pending u64 | consumers u64
+//
+// EntriesRead is -1 when unknown (Redis's SCG_INVALID_ENTRIES_READ).
+type StreamGroup struct {
+	LastID      StreamID
+	EntriesRead int64
+	Pending     uint64
+	Consumers   uint64
+}
+
+// AppendStreamGroup appends a group record.
+func AppendStreamGroup(dst []byte, g StreamGroup) []byte {
+	dst = AppendStreamID(dst, g.LastID)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(g.EntriesRead))
+	dst = binary.BigEndian.AppendUint64(dst, g.Pending)
+	return binary.BigEndian.AppendUint64(dst, g.Consumers)
+}
+
+// DecodeStreamGroup decodes a group record.
+func DecodeStreamGroup(b []byte) (StreamGroup, error) {
+	if len(b) != 40 {
+		return StreamGroup{}, fmt.Errorf("%w: stream group of %d bytes", ErrCorrupt, len(b))
+	}
+	id, _ := DecodeStreamID(b)
+	return StreamGroup{
+		LastID:      id,
+		EntriesRead: int64(binary.BigEndian.Uint64(b[16:])),
+		Pending:     binary.BigEndian.Uint64(b[24:]),
+		Consumers:   binary.BigEndian.Uint64(b[32:]),
+	}, nil
+}
+
+// StreamConsumer is a consumer's record (24 bytes):
+//
+//	seen-ms i64 | active-ms i64 | pending u64
+//
+// ActiveMs is -1 until the consumer is first delivered an entry.
+type StreamConsumer struct {
+	SeenMs, ActiveMs int64
+	Pending          uint64
+}
+
+// AppendStreamConsumer appends a consumer record.
+func AppendStreamConsumer(dst []byte, c StreamConsumer) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(c.SeenMs))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(c.ActiveMs))
+	return binary.BigEndian.AppendUint64(dst, c.Pending)
+}
+
+// DecodeStreamConsumer decodes a consumer record.
+func DecodeStreamConsumer(b []byte) (StreamConsumer, error) {
+	if len(b) != 24 {
+		return StreamConsumer{}, fmt.Errorf("%w: stream consumer of %d bytes", ErrCorrupt, len(b))
+	}
+	return StreamConsumer{
+		SeenMs:   int64(binary.BigEndian.Uint64(b)),
+		ActiveMs: int64(binary.BigEndian.Uint64(b[8:])),
+		Pending:  binary.BigEndian.Uint64(b[16:]),
+	}, nil
+}
+
+// StreamPending is a pending entry's record in its group's list:
+//
+//	delivery-ms i64 | delivery-count u64 | consumer
+type StreamPending struct {
+	DeliveryMs int64
+	Count      uint64
+	Consumer   []byte
+}
+
+// AppendStreamPending appends a pending entry record.
+func AppendStreamPending(dst []byte, p StreamPending) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(p.DeliveryMs))
+	dst = binary.BigEndian.AppendUint64(dst, p.Count)
+	return append(dst, p.Consumer...)
+}
+
+// DecodeStreamPending decodes a pending entry record; Consumer aliases b.
+func DecodeStreamPending(b []byte) (StreamPending, error) {
+	if len(b) < 16 {
+		return StreamPending{}, fmt.Errorf("%w: stream pending entry of %d bytes", ErrCorrupt, len(b))
+	}
+	return StreamPending{
+		DeliveryMs: int64(binary.BigEndian.Uint64(b)),
+		Count:      binary.BigEndian.Uint64(b[8:]),
+		Consumer:   b[16:],
+	}, nil
+}
+
+// AppendStreamGroupKey appends the key of group's record.
+func AppendStreamGroupKey(dst, prefix, group []byte) []byte {
+	dst = append(dst, prefix...)
+	dst = append(dst, StreamGroupTag)
+	return append(dst, group...)
+}
+
+// appendGroupScoped appends prefix | tag | len(group) | group.
+func appendGroupScoped(dst, prefix []byte, tag byte, group []byte) []byte {
+	dst = append(dst, prefix...)
+	dst = append(dst, tag)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(group)))
+	return append(dst, group...)
+}
+
+// AppendStreamConsumersPrefix appends the prefix of group's consumer
+// records; a consumer's key is it followed by the consumer's name.
+func AppendStreamConsumersPrefix(dst, prefix, group []byte) []byte {
+	return appendGroupScoped(dst, prefix, StreamConsumerTag, group)
+}
+
+// AppendStreamPELPrefix appends the prefix of group's pending entries; an
+// entry's key is it followed by the entry's id.
+func AppendStreamPELPrefix(dst, prefix, group []byte) []byte {
+	return appendGroupScoped(dst, prefix, StreamPELTag, group)
+}
+
+// AppendStreamConsumerPELPrefix appends the prefix of one consumer's
+// pending entries; an entry's key is it followed by the entry's id.
+func AppendStreamConsumerPELPrefix(dst, prefix, group, consumer []byte) []byte {
+	dst = appendGroupScoped(dst, prefix, StreamConsumerPELTag, group)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(consumer)))
+	return append(dst, consumer...)
+}
+
+// StreamGroupScopes returns the prefixes under which every
+// record of group but its own lies: its consumers, its pending entries and
+// its consumers' pending entries.
+func StreamGroupScopes(prefix, group []byte) [3][]byte {
+	return [3][]byte{
+		AppendStreamConsumersPrefix(nil, prefix, group),
+		AppendStreamPELPrefix(nil, prefix, group),
+		appendGroupScoped(nil, prefix, StreamConsumerPELTag, group),
+	}
+}

@@ -470,17 +470,8 @@ func (x *ctx) parseXRead() (r xreadArgs, ok bool) {
 				x.errorReply("ERR timeout is not an integer or out of range")
 				return r, false
 			}
-			if ms < 0 {
-				x.errorReply("ERR timeout is negative")
+			if !x.setBlock(&r, ms) {
 				return r, false
-			}
-			if ms > math.MaxInt64-time.Now().UnixMilli() {
-				x.errorReply("ERR timeout is out of range")
-				return r, false
-			}
-			r.block = true
-			if ms < int64(math.MaxInt64/time.Millisecond) {
-				r.timeout = time.Duration(ms) * time.Millisecond
 			}
 		case optIs(o, "COUNT") && more > 0:
 			i++
@@ -603,4 +594,22 @@ func cmdXRead(x *ctx) {
 		}
 	}
 	x.block(r.keys, r.timeout, func(x *ctx) { x.w.NullArray() })
+}
+
+// setBlock sets BLOCK's timeout of ms milliseconds (0: forever), replying
+// Redis's errors for a negative or too large one.
+func (x *ctx) setBlock(r *xreadArgs, ms int64) bool {
+	if ms < 0 {
+		x.errorReply("ERR timeout is negative")
+		return false
+	}
+	if ms > math.MaxInt64-time.Now().UnixMilli() {
+		x.errorReply("ERR timeout is out of range")
+		return false
+	}
+	r.block = true
+	if ms < int64(math.MaxInt64/time.Millisecond) {
+		r.timeout = time.Duration(ms) * time.Millisecond
+	}
+	return true
 }

@@ -123,3 +123,92 @@ func TestStreamXReadBlock(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamXReadGroupBlock checks XREADGROUP BLOCK: woken by XADD and
+// given the entry as pending, timing out, and the errors when the stream
+// is deleted or the group destroyed while it waits.
+func TestStreamXReadGroupBlock(t *testing.T) {
+	listBlockingBoth(t, func(t *testing.T, ts *testServer, c *redis.Client, proto int) {
+		ksDo(t, c, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+		reply := func(key string, entries ...any) any {
+			if proto == 3 {
+				return map[any]any{key: entries}
+			}
+			return []any{[]any{key, entries}}
+		}
+		a := listGo(t, ts, proto, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "0", "STREAMS", "s", ">")
+		listWaitBlocked(t, c, 1)
+		a.pending(t)
+		ksDo(t, c, "XADD", "s", "1-1", "f", "v")
+		a.expect(t, reply("s", []any{"1-1", []any{"f", "v"}}))
+		ksRun(t, c, []ksStep{kstep([]any{int64(1), "1-1", "1-1", []any{[]any{"c1", "1"}}}, "XPENDING", "s", "g")})
+
+		a = listGo(t, ts, proto, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "50", "STREAMS", "s", ">")
+		a.expect(t, ksNil{})
+
+		a = listGo(t, ts, proto, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "0", "STREAMS", "s", ">")
+		listWaitBlocked(t, c, 1)
+		ksDo(t, c, "XGROUP", "DESTROY", "s", "g")
+		expectError(t, a, "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option")
+
+		ksDo(t, c, "XGROUP", "CREATE", "s", "g", "$")
+		a = listGo(t, ts, proto, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "0", "STREAMS", "s", ">")
+		listWaitBlocked(t, c, 1)
+		ksDo(t, c, "DEL", "s")
+		expectError(t, a, "UNBLOCKED the stream key no longer exists")
+		listWaitBlocked(t, c, 0)
+	})
+}
+
+// TestStreamGroupPending checks XPENDING's extended form, whose idle
+// times depend on the clock.
+func TestStreamGroupPending(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	ksDo(t, c, "XGROUP", "CREATE", "s", "g", "0", "MKSTREAM")
+	for i := 1; i <= 4; i++ {
+		ksDo(t, c, "XADD", "s", strconv.Itoa(i)+"-0", "f", "v")
+	}
+	ksDo(t, c, "XREADGROUP", "GROUP", "g", "a", "COUNT", "3", "STREAMS", "s", ">")
+	ksDo(t, c, "XREADGROUP", "GROUP", "g", "b", "STREAMS", "s", ">")
+	ksDo(t, c, "XREADGROUP", "GROUP", "g", "a", "STREAMS", "s", "0")
+	got, err := c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Start: "-", End: "+", Count: 10}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id, consumer string
+		n            int64
+	}{{"1-0", "a", 2}, {"2-0", "a", 2}, {"3-0", "a", 2}, {"4-0", "b", 1}}
+	if len(got) != len(want) {
+		t.Fatalf("XPENDING: %+v", got)
+	}
+	for i, w := range want {
+		if got[i].ID != w.id || got[i].Consumer != w.consumer || got[i].RetryCount != w.n || got[i].Idle < 0 || got[i].Idle > 5*time.Second {
+			t.Fatalf("XPENDING entry %d: %+v, want %+v", i, got[i], w)
+		}
+	}
+	got, err = c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Start: "(1-0", End: "+", Count: 1, Consumer: "a"}).Result()
+	if err != nil || len(got) != 1 || got[0].ID != "2-0" {
+		t.Fatalf("XPENDING from (1-0 of a, count 1: %+v, %v", got, err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	got, err = c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Idle: 10 * time.Millisecond, Start: "-", End: "+", Count: 10, Consumer: "nobody"}).Result()
+	if err != nil || len(got) != 0 {
+		t.Fatalf("XPENDING of an unknown consumer: %+v, %v", got, err)
+	}
+	got, err = c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "s", Group: "g", Idle: time.Hour, Start: "-", End: "+", Count: 10}).Result()
+	if err != nil || len(got) != 0 {
+		t.Fatalf("XPENDING IDLE 1h: %+v, %v", got, err)
+	}
+}
+
+// expectError waits for a's reply, which must be the error msg.
+func expectError(t *testing.T, a *listAsync, msg string) {
+	t.Helper()
+	got, err := a.wait(t, 5*time.Second)
+	if err == nil || err.Error() != msg {
+		t.Fatalf("reply %#v, %v; want the error %q", got, err, msg)
+	}
+}

@@ -477,6 +477,7 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	defer it.Close()
 	var entries, groups uint64
 	var first, last StreamID
+	gc := newGroupCheck()
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
 		if len(k) <= len(p) {
@@ -498,10 +499,22 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			entries++
 		case encoding.StreamGroupTag:
 			groups++
+			g, err := encoding.DecodeStreamGroup(it.Value())
+			if err != nil {
+				return fmt.Errorf("stream %q: %w", key, err)
+			}
+			gc.groups[string(k[len(p)+1:])] = g
+		default:
+			if err := gc.add(k[len(p):], it.Value()); err != nil {
+				return fmt.Errorf("stream %q: %w", key, err)
+			}
 		}
 	}
 	if err := it.Error(); err != nil {
 		return err
+	}
+	if err := gc.check(); err != nil {
+		return fmt.Errorf("stream %q: %w", key, err)
 	}
 	switch {
 	case entries != m.Size:
@@ -514,6 +527,102 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return fmt.Errorf("stream %q: entries-added %d below its %d entries", key, sm.EntriesAdded, entries)
 	case groups != sm.Groups:
 		return fmt.Errorf("stream %q: groups field %d, %d groups", key, sm.Groups, groups)
+	}
+	return nil
+}
+
+// groupCheck tallies a stream's consumer-group records for checkStream.
+type groupCheck struct {
+	groups    map[string]encoding.StreamGroup
+	consumers map[string]map[string]uint64 // group → consumer → its pending field
+	pel       map[string]map[string]uint64 // group → owner → group PEL entries
+	cpel      map[string]map[string]uint64 // group → consumer → index entries
+}
+
+func newGroupCheck() *groupCheck {
+	return &groupCheck{groups: map[string]encoding.StreamGroup{}, consumers: map[string]map[string]uint64{},
+		pel: map[string]map[string]uint64{}, cpel: map[string]map[string]uint64{}}
+}
+
+// scoped splits len(group) u32 | group | rest.
+func scoped(b []byte) (group, rest []byte, err error) {
+	if len(b) < 4 {
+		return nil, nil, fmt.Errorf("%w: group-scoped key of %d bytes", encoding.ErrCorrupt, len(b))
+	}
+	n := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+	if n > uint64(len(b)-4) {
+		return nil, nil, fmt.Errorf("%w: group name of %d bytes cut short", encoding.ErrCorrupt, n)
+	}
+	return b[4 : 4+n], b[4+n:], nil
+}
+
+func bump(m map[string]map[string]uint64, g, c string, by uint64) {
+	if m[g] == nil {
+		m[g] = map[string]uint64{}
+	}
+	m[g][c] += by
+}
+
+// add tallies one record, k starting at its kind byte.
+func (gc *groupCheck) add(k, v []byte) error {
+	group, rest, err := scoped(k[1:])
+	if err != nil {
+		return err
+	}
+	g := string(group)
+	switch k[0] {
+	case encoding.StreamConsumerTag:
+		c, err := encoding.DecodeStreamConsumer(v)
+		if err != nil {
+			return err
+		}
+		bump(gc.consumers, g, string(rest), c.Pending)
+	case encoding.StreamPELTag:
+		p, err := encoding.DecodeStreamPending(v)
+		if err != nil {
+			return err
+		}
+		bump(gc.pel, g, string(p.Consumer), 1)
+	case encoding.StreamConsumerPELTag:
+		c, _, err := scoped(rest)
+		if err != nil {
+			return err
+		}
+		bump(gc.cpel, g, string(c), 1)
+	default:
+		return fmt.Errorf("%w: stream record of kind %#x", encoding.ErrCorrupt, k[0])
+	}
+	return nil
+}
+
+// check verifies the tallies against the group and consumer records.
+func (gc *groupCheck) check() error {
+	for _, m := range []map[string]map[string]uint64{gc.consumers, gc.pel, gc.cpel} {
+		for g := range m {
+			if _, ok := gc.groups[g]; !ok {
+				return fmt.Errorf("records of group %q, which has no group record", g)
+			}
+		}
+	}
+	for name, g := range gc.groups {
+		var pending uint64
+		for owner, n := range gc.pel[name] {
+			pending += n
+			if _, ok := gc.consumers[name][owner]; !ok {
+				return fmt.Errorf("group %q: %d pending entries owned by %q, who is no consumer", name, n, owner)
+			}
+		}
+		if pending != g.Pending {
+			return fmt.Errorf("group %q: pending field %d, %d pending entries", name, g.Pending, pending)
+		}
+		if uint64(len(gc.consumers[name])) != g.Consumers {
+			return fmt.Errorf("group %q: consumers field %d, %d consumers", name, g.Consumers, len(gc.consumers[name]))
+		}
+		for c, n := range gc.consumers[name] {
+			if gc.pel[name][c] != n || gc.cpel[name][c] != n {
+				return fmt.Errorf("group %q consumer %q: pending field %d, owns %d pending entries, %d in its index", name, c, n, gc.pel[name][c], gc.cpel[name][c])
+			}
+		}
 	}
 	return nil
 }
