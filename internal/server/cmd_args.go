@@ -182,6 +182,8 @@ var commandArgs = map[string]string{
 	"xgroup|setid":          `key:key groupname id=(id | new_id="$") [ENTRIESREAD entries_read:integer]`,
 	"xpending":              `key:key group filters=[[IDLE min-idle-time:integer{6.2.0}] start end count:integer [consumer]]`,
 	"xreadgroup":            `group_consumer=GROUP (group consumer) [COUNT count:integer] [BLOCK milliseconds:integer] [NOACK] streams=STREAMS (key:key... id...)`,
+	"xautoclaim":            `key:key group consumer min-idle-time start [COUNT count:integer] [JUSTID]`,
+	"xclaim":                `key:key group consumer min-idle-time id... [IDLE ms:integer] [TIME unix-time-milliseconds:unix-time] [RETRYCOUNT count:integer] [FORCE] [JUSTID] [LASTID id]`,
 	"xadd":                  `key:key [NOMKSTREAM{6.2.0}] trim=[strategy=(MAXLEN | MINID{6.2.0}) operator=[equal="=" | approximately="~"] threshold [LIMIT count:integer{6.2.0}]] id_or_auto=(auto_id="*" | id) field_value=(field value)...`,
 	"xdel":                  `key:key id...`,
 	"xlen":                  `key:key`,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -25,6 +26,8 @@ func streamGroupCommands() []cmdEntry {
 		),
 		xreadgroupEntry(def("xreadgroup", -7, write|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", cmdXReadGroup)),
 		withKeyFlags(def("xack", -4, write|fast, one, streamCat, "stream", "5.0.0", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", cmdXAck), rw|upd),
+		withKeyFlags(def("xclaim", -6, write|fast, one, streamCat, "stream", "5.0.0", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", cmdXClaim), rw|upd),
+		withKeyFlags(def("xautoclaim", -6, write|fast, one, streamCat, "stream", "6.2.0", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", cmdXAutoClaim), rw|upd),
 		withKeyFlags(def("xpending", -3, readonly, one, streamCat, "stream", "5.0.0", "Returns the information and entries from a stream consumer group's pending entries list.", cmdXPending), ro|acc),
 	}
 	for _, c := range e {
@@ -34,6 +37,8 @@ func streamGroupCommands() []cmdEntry {
 				s.spec.History = []command.HistoryEntry{{Since: "7.0.0", Changes: "Added the `entries_read` named argument."}}
 			case "xgroup|setid":
 				s.spec.History = []command.HistoryEntry{{Since: "7.0.0", Changes: "Added the optional `entries_read` argument."}}
+			case "xautoclaim":
+				s.spec.History = []command.HistoryEntry{{Since: "7.0.0", Changes: "Added an element to the reply array, containing deleted entries the command cleared from the PEL"}}
 			case "xpending":
 				s.spec.History = []command.HistoryEntry{{Since: "6.2.0", Changes: "Added the `IDLE` option and exclusive range intervals."}}
 			}
@@ -489,5 +494,165 @@ func cmdXPending(x *ctx) {
 		x.w.Bulk(e.Consumer)
 		x.w.Int(e.IdleMs)
 		x.w.Int(e.Deliveries)
+	}
+}
+
+// claimedEntries writes XCLAIM's and XAUTOCLAIM's claimed entries: ids
+// alone with JUSTID, else entries.
+func claimedEntries(x *ctx, entries []store.StreamEntry, justID bool) {
+	if !justID {
+		streamEntries(x, entries)
+		return
+	}
+	x.w.Array(len(entries))
+	for _, e := range entries {
+		x.w.Bulk(e.ID.AppendText(nil))
+	}
+}
+
+func cmdXClaim(x *ctx) {
+	ok, err := x.tx.StreamGroupExists(x.db(), x.arg(1), x.arg(2))
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	if !ok {
+		x.errorReply("NOGROUP No such key '" + string(x.arg(1)) + "' or consumer group '" + string(x.arg(2)) + "'")
+		return
+	}
+	minIdle, ok := rconv.ParseInt(x.arg(4))
+	if !ok {
+		x.errorReply("ERR Invalid min-idle-time argument for XCLAIM")
+		return
+	}
+	a := store.XClaimArgs{MinIdle: max(minIdle, 0), DeliveryMs: -1, RetryCount: -1}
+	var ids []store.StreamID
+	j := 5
+	for ; j < len(x.args); j++ {
+		id, ok := parseStrictIDQuiet(x.arg(j))
+		if !ok {
+			break
+		}
+		ids = append(ids, id)
+	}
+	now := x.tx.NowMs
+	for ; j < len(x.args); j++ {
+		more := len(x.args) - 1 - j
+		opt := x.arg(j)
+		switch {
+		case optIs(opt, "FORCE"):
+			a.Force = true
+		case optIs(opt, "JUSTID"):
+			a.JustID = true
+		case optIs(opt, "IDLE") && more > 0:
+			j++
+			v, ok := rconv.ParseInt(x.arg(j))
+			if !ok {
+				x.errorReply("ERR Invalid IDLE option argument for XCLAIM")
+				return
+			}
+			a.DeliveryMs = now - v
+		case optIs(opt, "TIME") && more > 0:
+			j++
+			v, ok := rconv.ParseInt(x.arg(j))
+			if !ok {
+				x.errorReply("ERR Invalid TIME option argument for XCLAIM")
+				return
+			}
+			a.DeliveryMs = v
+		case optIs(opt, "RETRYCOUNT") && more > 0:
+			j++
+			v, ok := rconv.ParseInt(x.arg(j))
+			if !ok {
+				x.errorReply("ERR Invalid RETRYCOUNT option argument for XCLAIM")
+				return
+			}
+			a.RetryCount = v
+		case optIs(opt, "LASTID") && more > 0:
+			j++
+			if a.LastID, _, ok = x.parseStreamID(x.arg(j), 0, true, false); !ok {
+				return
+			}
+		default:
+			x.errorReply("ERR Unrecognized XCLAIM option '" + cstr(string(opt)) + "'")
+			return
+		}
+	}
+	entries, err := x.tx.XClaim(x.db(), x.arg(1), x.arg(2), x.arg(3), ids, &a)
+	if err != nil {
+		x.storeError(err)
+		return
+	}
+	claimedEntries(x, entries, a.JustID)
+}
+
+// parseStrictIDQuiet parses a strict id without replying.
+func parseStrictIDQuiet(arg []byte) (store.StreamID, bool) {
+	if len(arg) > 127 || (len(arg) == 1 && (arg[0] == '-' || arg[0] == '+')) {
+		return store.StreamID{}, false
+	}
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		arg = arg[:i]
+	}
+	msPart, seqPart, dash := bytes.Cut(arg, []byte{'-'})
+	ms, ok := parseULL(msPart)
+	if !ok {
+		return store.StreamID{}, false
+	}
+	var seq uint64
+	if dash {
+		if seq, ok = parseULL(seqPart); !ok {
+			return store.StreamID{}, false
+		}
+	}
+	return store.StreamID{Ms: ms, Seq: seq}, true
+}
+
+func cmdXAutoClaim(x *ctx) {
+	minIdle, ok := rconv.ParseInt(x.arg(4))
+	if !ok {
+		x.errorReply("ERR Invalid min-idle-time argument for XAUTOCLAIM")
+		return
+	}
+	start, ex, ok := x.parseIntervalID(x.arg(5), 0)
+	if !ok {
+		return
+	}
+	if ex {
+		if start, ok = start.Next(); !ok {
+			x.errorReply("ERR invalid start ID for the interval")
+			return
+		}
+	}
+	count, justID := int64(100), false
+	for j := 6; j < len(x.args); j++ {
+		more := len(x.args) - 1 - j
+		switch opt := x.arg(j); {
+		case optIs(opt, "COUNT") && more > 0:
+			n, ok := rconv.ParseInt(x.arg(j + 1))
+			if !ok || n < 1 || n > math.MaxInt64/16 {
+				x.errorReply("ERR COUNT must be > 0")
+				return
+			}
+			count = n
+			j++
+		case optIs(opt, "JUSTID"):
+			justID = true
+		default:
+			x.syntaxError()
+			return
+		}
+	}
+	r, err := x.tx.XAutoClaim(x.db(), x.arg(1), x.arg(2), x.arg(3), max(minIdle, 0), start, count, justID)
+	if err != nil {
+		x.groupError(err, "No such key '"+string(x.arg(1))+"' or consumer group '"+string(x.arg(2))+"'")
+		return
+	}
+	x.w.Array(3)
+	x.w.Bulk(r.Next.AppendText(nil))
+	claimedEntries(x, r.Claimed, justID)
+	x.w.Array(len(r.Deleted))
+	for _, id := range r.Deleted {
+		x.w.Bulk(id.AppendText(nil))
 	}
 }

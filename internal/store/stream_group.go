@@ -644,3 +644,200 @@ func (tx *Tx) XPendingRange(db int, key, group []byte, start, end StreamID, coun
 	_, err = tx.scanIDs(p, start, end, count, func(id StreamID, _ []byte) (bool, error) { return visit(id) })
 	return out, err
 }
+
+// XClaimArgs is one XCLAIM.
+type XClaimArgs struct {
+	MinIdle int64
+	// DeliveryMs is the delivery time to record, -1 for now.
+	DeliveryMs int64
+	// RetryCount is the delivery count to set, -1 to count this one.
+	RetryCount int64
+	Force      bool
+	JustID     bool
+	LastID     StreamID
+}
+
+// XClaim gives consumer the pending entries ids of group that have been
+// idle for at least MinIdle ms, returning them (Fields nil with JustID).
+// An id whose entry was deleted leaves the pending list.
+func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XClaimArgs) ([]StreamEntry, error) {
+	ss, gs, err := tx.openStreamGroup(db, key, group)
+	if err != nil {
+		return nil, err
+	}
+	now := tx.NowMs
+	if a.LastID.Compare(gs.g.LastID) > 0 {
+		gs.g.LastID = a.LastID
+	}
+	delivery := a.DeliveryMs
+	if delivery < 0 || delivery > now {
+		delivery = now
+	}
+	c, _, err := tx.ensureConsumer(ss, gs, consumer)
+	if err != nil {
+		return nil, err
+	}
+	c.SeenMs = now
+	var out []StreamEntry
+	for _, id := range ids {
+		p, found, err := tx.pendingEntry(ss, gs, id)
+		if err != nil {
+			return nil, err
+		}
+		e, err := tx.streamRange(ss, id, id, 1, false)
+		if err != nil {
+			return nil, err
+		}
+		if len(e) == 0 {
+			if found {
+				if err := tx.dropPending(ss, gs, id, p.Consumer); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		owned := found
+		if !found {
+			if !a.Force {
+				continue
+			}
+			p = encoding.StreamPending{DeliveryMs: now, Count: 1}
+			gs.g.Pending++
+		}
+		if owned && a.MinIdle > 0 && now-p.DeliveryMs < a.MinIdle {
+			continue
+		}
+		p.DeliveryMs = delivery
+		if a.RetryCount >= 0 {
+			p.Count = uint64(a.RetryCount)
+		} else if !a.JustID {
+			p.Count++
+		}
+		if err := tx.claim(ss, gs, id, p, owned, consumer, c); err != nil {
+			return nil, err
+		}
+		c.ActiveMs = now
+		if a.JustID {
+			e[0].Fields = nil
+		}
+		out = append(out, e[0])
+	}
+	return out, tx.saveGroup(ss, gs)
+}
+
+// pendingEntry reads id's entry in group's pending list.
+func (tx *Tx) pendingEntry(ss *streamState, gs *groupState, id StreamID) (encoding.StreamPending, bool, error) {
+	v, found, err := tx.get(ss.pelKey(gs.name, id))
+	if err != nil || !found {
+		return encoding.StreamPending{}, false, err
+	}
+	p, err := encoding.DecodeStreamPending(bytes.Clone(v))
+	if err != nil {
+		return p, false, fmt.Errorf("stream %q: %w", ss.key, err)
+	}
+	return p, true, nil
+}
+
+// dropPending deletes id from group's pending list and its owner's.
+func (tx *Tx) dropPending(ss *streamState, gs *groupState, id StreamID, owner []byte) error {
+	if err := tx.del(&ss.collection, ss.pelKey(gs.name, id)); err != nil {
+		return err
+	}
+	gs.g.Pending--
+	return tx.disown(ss, gs, owner, id)
+}
+
+// claim writes pending entry p of id as consumer's; owned says whether it
+// had an owner (p.Consumer) before.
+func (tx *Tx) claim(ss *streamState, gs *groupState, id StreamID, p encoding.StreamPending, owned bool, consumer []byte, c *encoding.StreamConsumer) error {
+	if owned && bytes.Equal(p.Consumer, consumer) {
+		return tx.set(&ss.collection, ss.pelKey(gs.name, id), encoding.AppendStreamPending(nil, p))
+	}
+	if owned {
+		if err := tx.disown(ss, gs, p.Consumer, id); err != nil {
+			return err
+		}
+	}
+	p.Consumer = consumer
+	return tx.own(ss, gs, consumer, c, id, p)
+}
+
+// XAutoClaimResult is what XAUTOCLAIM claimed.
+type XAutoClaimResult struct {
+	Claimed []StreamEntry
+	// Next is the id to continue from, 0-0 when the scan reached the end.
+	Next StreamID
+	// Deleted are the pending ids whose entries no longer exist, removed
+	// from the pending list.
+	Deleted []StreamID
+}
+
+// XAutoClaim is XCLAIM over group's pending list from start on: at most
+// count entries idle for at least minIdle ms, looking at no more than
+// 10×count pending entries.
+func (tx *Tx) XAutoClaim(db int, key, group, consumer []byte, minIdle int64, start StreamID, count int64, justID bool) (XAutoClaimResult, error) {
+	var r XAutoClaimResult
+	ss, gs, err := tx.openStreamGroup(db, key, group)
+	if err != nil {
+		return r, err
+	}
+	now := tx.NowMs
+	c, _, err := tx.ensureConsumer(ss, gs, consumer)
+	if err != nil {
+		return r, err
+	}
+	c.SeenMs = now
+	attempts := count * 10
+	// The pending ids to look at, and the one after them: read first, as
+	// the claims rewrite the list.
+	limit := min(attempts, int64(gs.g.Pending)) + 1
+	p := encoding.AppendStreamPELPrefix(nil, ss.Prefix(encoding.FamilySub), group)
+	ids, err := tx.scanIDs(p, start, encoding.MaxStreamID, limit, nil)
+	if err != nil {
+		return r, err
+	}
+	i := 0
+	for ; i < len(ids) && attempts > 0 && count > 0; i++ {
+		attempts--
+		id := ids[i]
+		pe, found, err := tx.pendingEntry(ss, gs, id)
+		if err != nil {
+			return r, err
+		}
+		if !found {
+			continue
+		}
+		e, err := tx.streamRange(ss, id, id, 1, false)
+		if err != nil {
+			return r, err
+		}
+		if len(e) == 0 {
+			if err := tx.dropPending(ss, gs, id, pe.Consumer); err != nil {
+				return r, err
+			}
+			r.Deleted = append(r.Deleted, id)
+			count--
+			continue
+		}
+		if minIdle > 0 && now-pe.DeliveryMs < minIdle {
+			continue
+		}
+		pe.DeliveryMs = now
+		if !justID {
+			pe.Count++
+		}
+		if err := tx.claim(ss, gs, id, pe, true, consumer, c); err != nil {
+			return r, err
+		}
+		c.ActiveMs = now
+		if justID {
+			e[0].Fields = nil
+		}
+		r.Claimed = append(r.Claimed, e[0])
+		count--
+	}
+	if i < len(ids) {
+		r.Next = ids[i]
+	}
+	return r, tx.saveGroup(ss, gs)
+}
