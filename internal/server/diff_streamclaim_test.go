@@ -35,7 +35,7 @@ func TestStreamClaimDiff(t *testing.T) {
 			{"XADD", "s", "6-1", "f", "6"},
 			{"XCLAIM", "s", "g", "carol", "0", "6-1"},
 			{"XCLAIM", "s", "g", "carol", "0", "6-1", "FORCE", "RETRYCOUNT", "7", "LASTID", "6-1"},
-			// XINFO GROUPS: see TestStreamInfoDiff.
+			{"XINFO", "GROUPS", "s"},
 			{"XPENDING", "s", "g"},
 			{"XDEL", "s", "4-1"},
 			{"XAUTOCLAIM", "s", "g", "dave", "0", "0", "COUNT", "2"},

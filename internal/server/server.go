@@ -130,7 +130,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), streamCommands(), streamGroupCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])

@@ -293,15 +293,16 @@ func (tx *Tx) scanIDs(p []byte, start, end StreamID, count int64, each func(id S
 	return out, it.Error()
 }
 
-// hasTombstones is Redis's streamRangeHasTombstones from start to the end.
+// hasTombstones is Redis 7.2's streamRangeHasTombstones from start to the
+// end.
 func (ss *streamState) hasTombstones(start StreamID) bool {
-	if ss.Meta.Size == 0 || ss.s.MaxDeletedID.IsZero() {
+	if ss.Meta.Size == 0 || ss.s.MaxDeletedID.IsZero() || ss.s.FirstID.Compare(ss.s.MaxDeletedID) > 0 {
 		return false
 	}
 	return start.Compare(ss.s.MaxDeletedID) <= 0
 }
 
-// estimateRead is Redis's streamEstimateDistanceFromFirstEverEntry: the
+// estimateRead is Redis 7.2's streamEstimateDistanceFromFirstEverEntry: the
 // entries-read counter of id, or InvalidEntriesRead.
 func (ss *streamState) estimateRead(id StreamID) int64 {
 	s := &ss.s
@@ -310,9 +311,6 @@ func (ss *streamState) estimateRead(id StreamID) int64 {
 	}
 	if ss.Meta.Size == 0 && id.Compare(s.LastID) < 1 {
 		return int64(s.EntriesAdded)
-	}
-	if !id.IsZero() && id.Compare(s.MaxDeletedID) < 0 {
-		return InvalidEntriesRead
 	}
 	switch c := id.Compare(s.LastID); {
 	case c == 0:
@@ -331,14 +329,12 @@ func (ss *streamState) estimateRead(id StreamID) int64 {
 	return InvalidEntriesRead
 }
 
-// lag is Redis's streamReplyWithCGLag; ok is false when it is unknown.
+// lag is Redis 7.2's streamReplyWithCGLag; ok is false when it is unknown.
 func (ss *streamState) lag(g *encoding.StreamGroup) (int64, bool) {
 	s := &ss.s
 	switch {
-	case s.EntriesAdded == 0, ss.Meta.Size == 0:
+	case s.EntriesAdded == 0:
 		return 0, true
-	case g.LastID.Compare(s.FirstID) < 0 && s.MaxDeletedID.Compare(s.FirstID) < 0:
-		return int64(ss.Meta.Size), true
 	case g.EntriesRead != InvalidEntriesRead && !ss.hasTombstones(g.LastID):
 		return int64(s.EntriesAdded) - g.EntriesRead, true
 	}
@@ -446,7 +442,7 @@ func (tx *Tx) XReadGroup(db int, key, group, consumer []byte, start StreamID, hi
 	}
 	for _, e := range r.Entries {
 		if e.ID.Compare(gs.g.LastID) > 0 {
-			if gs.g.EntriesRead != InvalidEntriesRead && !ss.hasTombstones(gs.g.LastID) {
+			if gs.g.EntriesRead != InvalidEntriesRead && !ss.hasTombstones(e.ID) {
 				gs.g.EntriesRead++
 			} else if ss.s.EntriesAdded != 0 {
 				gs.g.EntriesRead = ss.estimateRead(e.ID)
@@ -840,4 +836,187 @@ func (tx *Tx) XAutoClaim(db int, key, group, consumer []byte, minIdle int64, sta
 		r.Next = ids[i]
 	}
 	return r, tx.saveGroup(ss, gs)
+}
+
+// GroupInfo is a consumer group as XINFO reports it.
+type GroupInfo struct {
+	Name []byte
+	encoding.StreamGroup
+	// Lag is the number of entries not yet delivered, when LagKnown.
+	Lag      int64
+	LagKnown bool
+}
+
+// StreamInfo is a stream as XINFO STREAM reports it.
+type StreamInfo struct {
+	Length uint64
+	encoding.StreamMeta
+	// First and Last are the first and last entries, nil when empty.
+	First, Last *StreamEntry
+	Groups      []GroupInfo
+}
+
+// XInfoStream describes a stream; ok is false for an absent key.
+func (tx *Tx) XInfoStream(db int, key []byte) (info StreamInfo, ok bool, err error) {
+	ss, err := tx.openStream(db, key)
+	if err != nil || !ss.Exists {
+		return info, false, err
+	}
+	info.Length, info.StreamMeta = ss.Meta.Size, ss.s
+	for _, rev := range []bool{false, true} {
+		e, err := tx.streamRange(ss, StreamID{}, encoding.MaxStreamID, 1, rev)
+		if err != nil {
+			return info, false, err
+		}
+		if len(e) == 1 && !rev {
+			info.First = &e[0]
+		} else if len(e) == 1 {
+			info.Last = &e[0]
+		}
+	}
+	info.Groups, err = tx.groups(ss)
+	return info, true, err
+}
+
+// groups lists a stream's groups by name.
+func (tx *Tx) groups(ss *streamState) ([]GroupInfo, error) {
+	if ss.s.Groups == 0 {
+		return nil, nil
+	}
+	p := append(append([]byte(nil), ss.Prefix(encoding.FamilySub)...), encoding.StreamGroupTag)
+	it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []GroupInfo
+	for ok := it.First(); ok; ok = it.Next() {
+		g, err := encoding.DecodeStreamGroup(it.Value())
+		if err != nil {
+			return nil, fmt.Errorf("stream %q: %w", ss.key, err)
+		}
+		lag, known := ss.lag(&g)
+		out = append(out, GroupInfo{Name: bytes.Clone(it.Key()[len(p):]), StreamGroup: g, Lag: lag, LagKnown: known})
+	}
+	return out, it.Error()
+}
+
+// XInfoGroups lists key's groups; ok is false for an absent key.
+func (tx *Tx) XInfoGroups(db int, key []byte) ([]GroupInfo, bool, error) {
+	ss, err := tx.openStream(db, key)
+	if err != nil || !ss.Exists {
+		return nil, false, err
+	}
+	g, err := tx.groups(ss)
+	return g, true, err
+}
+
+// ConsumerInfo is a consumer as XINFO reports it.
+type ConsumerInfo struct {
+	Name []byte
+	encoding.StreamConsumer
+}
+
+// XInfoConsumers lists group's consumers by name; ErrNoSuchKey for an
+// absent key, ErrNoGroup for an absent group.
+func (tx *Tx) XInfoConsumers(db int, key, group []byte) ([]ConsumerInfo, error) {
+	ss, err := tx.openStream(db, key)
+	if err != nil {
+		return nil, err
+	}
+	if !ss.Exists {
+		return nil, ErrNoSuchKey
+	}
+	gs, err := tx.openGroup(ss, group)
+	if err != nil {
+		return nil, err
+	}
+	if gs == nil {
+		return nil, ErrNoGroup
+	}
+	return tx.consumers(ss, group)
+}
+
+func (tx *Tx) consumers(ss *streamState, group []byte) ([]ConsumerInfo, error) {
+	var out []ConsumerInfo
+	cp := encoding.AppendStreamConsumersPrefix(nil, ss.Prefix(encoding.FamilySub), group)
+	err := tx.eachConsumer(cp, func(name []byte, c encoding.StreamConsumer) {
+		out = append(out, ConsumerInfo{Name: bytes.Clone(name), StreamConsumer: c})
+	})
+	return out, err
+}
+
+// FullPending is a pending entry in XINFO STREAM FULL.
+type FullPending struct {
+	ID       StreamID
+	Consumer []byte
+	encoding.StreamPending
+}
+
+// FullGroup is a group in XINFO STREAM FULL: its pending entries and its
+// consumers with theirs, at most count of each list when count > 0.
+type FullGroup struct {
+	GroupInfo
+	Pending   []FullPending
+	Consumers []FullConsumer
+}
+
+// FullConsumer is a consumer in XINFO STREAM FULL.
+type FullConsumer struct {
+	ConsumerInfo
+	Pending []FullPending
+}
+
+// XInfoStreamFull is XINFO STREAM FULL: the stream, its first count
+// entries (all when count is 0) and every group in full.
+func (tx *Tx) XInfoStreamFull(db int, key []byte, count int64) (info StreamInfo, entries []StreamEntry, groups []FullGroup, ok bool, err error) {
+	if info, ok, err = tx.XInfoStream(db, key); err != nil || !ok {
+		return info, nil, nil, ok, err
+	}
+	ss, err := tx.openStream(db, key)
+	if err != nil {
+		return info, nil, nil, false, err
+	}
+	if entries, err = tx.streamRange(ss, StreamID{}, encoding.MaxStreamID, count, false); err != nil {
+		return info, nil, nil, false, err
+	}
+	for _, g := range info.Groups {
+		fg := FullGroup{GroupInfo: g}
+		gs := &groupState{name: g.Name}
+		read := func(id StreamID, v []byte) (bool, error) {
+			p, err := encoding.DecodeStreamPending(bytes.Clone(v))
+			if err != nil {
+				return false, err
+			}
+			fg.Pending = append(fg.Pending, FullPending{ID: id, Consumer: p.Consumer, StreamPending: p})
+			return true, nil
+		}
+		p := encoding.AppendStreamPELPrefix(nil, ss.Prefix(encoding.FamilySub), g.Name)
+		if _, err := tx.scanIDs(p, StreamID{}, encoding.MaxStreamID, count, read); err != nil {
+			return info, nil, nil, false, err
+		}
+		cs, err := tx.consumers(ss, g.Name)
+		if err != nil {
+			return info, nil, nil, false, err
+		}
+		for _, c := range cs {
+			fc := FullConsumer{ConsumerInfo: c}
+			ids, err := tx.consumerPending(ss, g.Name, c.Name, StreamID{}, encoding.MaxStreamID, count)
+			if err != nil {
+				return info, nil, nil, false, err
+			}
+			for _, id := range ids {
+				pe, found, err := tx.pendingEntry(ss, gs, id)
+				if err != nil {
+					return info, nil, nil, false, err
+				}
+				if found {
+					fc.Pending = append(fc.Pending, FullPending{ID: id, Consumer: c.Name, StreamPending: pe})
+				}
+			}
+			fg.Consumers = append(fg.Consumers, fc)
+		}
+		groups = append(groups, fg)
+	}
+	return info, entries, groups, true, nil
 }
