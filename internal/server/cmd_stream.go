@@ -258,9 +258,15 @@ func (x *ctx) checkTrim(t *store.StreamTrim, xadd, approx, limitGiven bool) bool
 		x.errorReply("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false
 	case approx && !limitGiven:
-		t.Limit = 100 * x.srv.cfg.StreamNodeMaxEntries()
-		if t.Limit < 0 || t.Limit > 1000000 {
+		// At most 100 of Redis's nodes, within [1, 1000000].
+		n := x.srv.cfg.StreamNodeMaxEntries()
+		switch {
+		case n <= 0:
 			t.Limit = 10000
+		case n > 10000:
+			t.Limit = 1000000
+		default:
+			t.Limit = 100 * n
 		}
 	}
 	return true
@@ -520,6 +526,7 @@ func cmdXRead(x *ctx) {
 			x.storeError(err)
 			return
 		}
+		x.missedIf(err == nil && !exists, key)
 		switch arg := r.ids[i]; {
 		case len(arg) == 1 && arg[0] == '$':
 			if exists {
@@ -555,7 +562,9 @@ func cmdXRead(x *ctx) {
 		if !ok {
 			continue
 		}
-		entries, _, err := x.tx.XRange(x.db(), key, start, encoding.MaxStreamID, r.count, false)
+		entries, exists, err := x.tx.XRange(x.db(), key, start, encoding.MaxStreamID, r.count, false)
+		// Redis looks each key up a second time to serve it.
+		x.missedIf(err == nil && !exists, key)
 		if err == store.ErrWrongType && x.woken {
 			continue
 		}

@@ -294,6 +294,7 @@ func cmdXReadGroup(x *ctx) {
 			x.storeError(err)
 			return
 		}
+		x.keyMiss(key)
 		if !ok {
 			if x.woken {
 				if _, _, exists, err := x.tx.StreamMeta(x.db(), key); err == store.ErrWrongType || (err == nil && !exists) {
@@ -389,6 +390,9 @@ func groupEntries(x *ctx, entries []store.StreamEntry) {
 func cmdXAck(x *ctx) {
 	// Redis looks the key and group up before it parses the ids.
 	ok, err := x.tx.StreamGroupExists(x.db(), x.arg(1), x.arg(2))
+	if err == nil {
+		x.keyMiss(x.arg(1))
+	}
 	if err != nil || !ok {
 		x.replyInt(0, err)
 		return
@@ -457,6 +461,7 @@ func cmdXPending(x *ctx) {
 			consumer = x.arg(at + 3)
 		}
 	}
+	x.keyMiss(x.arg(1))
 	noGroup := "No such key '" + string(x.arg(1)) + "' or consumer group '" + string(x.arg(2)) + "'"
 	if n == 3 {
 		s, err := x.tx.XPendingSummary(x.db(), x.arg(1), x.arg(2))
@@ -516,6 +521,7 @@ func cmdXClaim(x *ctx) {
 		x.storeError(err)
 		return
 	}
+	x.keyMiss(x.arg(1))
 	if !ok {
 		x.errorReply("NOGROUP No such key '" + string(x.arg(1)) + "' or consumer group '" + string(x.arg(2)) + "'")
 		return
@@ -578,10 +584,13 @@ func cmdXClaim(x *ctx) {
 			return
 		}
 	}
-	entries, err := x.tx.XClaim(x.db(), x.arg(1), x.arg(2), x.arg(3), ids, &a)
+	entries, created, err := x.tx.XClaim(x.db(), x.arg(1), x.arg(2), x.arg(3), ids, &a)
 	if err != nil {
 		x.storeError(err)
 		return
+	}
+	if created {
+		x.notify(notify.Stream, "xgroup-createconsumer", x.arg(1))
 	}
 	claimedEntries(x, entries, a.JustID)
 }
@@ -643,10 +652,14 @@ func cmdXAutoClaim(x *ctx) {
 			return
 		}
 	}
+	x.keyMiss(x.arg(1))
 	r, err := x.tx.XAutoClaim(x.db(), x.arg(1), x.arg(2), x.arg(3), max(minIdle, 0), start, count, justID)
 	if err != nil {
 		x.groupError(err, "No such key '"+string(x.arg(1))+"' or consumer group '"+string(x.arg(2))+"'")
 		return
+	}
+	if r.ConsumerCreated {
+		x.notify(notify.Stream, "xgroup-createconsumer", x.arg(1))
 	}
 	x.w.Array(3)
 	x.w.Bulk(r.Next.AppendText(nil))

@@ -83,6 +83,7 @@ func cmdXInfoGroups(x *ctx) {
 		x.storeError(err)
 		return
 	case !ok:
+		x.missed(x.arg(2))
 		x.storeError(store.ErrNoSuchKey)
 		return
 	}
@@ -104,6 +105,7 @@ func cmdXInfoGroups(x *ctx) {
 
 func cmdXInfoConsumers(x *ctx) {
 	cs, err := x.tx.XInfoConsumers(x.db(), x.arg(2), x.arg(3))
+	x.missedIf(err == store.ErrNoSuchKey, x.arg(2))
 	if err != nil {
 		x.groupError(err, "No such consumer group '"+string(x.arg(3))+"' for key name '"+string(x.arg(2))+"'")
 		return
@@ -145,6 +147,7 @@ func cmdXInfoStream(x *ctx) {
 		x.storeError(err)
 		return
 	case !ok:
+		x.missed(key)
 		x.storeError(store.ErrNoSuchKey)
 		return
 	}

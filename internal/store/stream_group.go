@@ -656,10 +656,11 @@ type XClaimArgs struct {
 // XClaim gives consumer the pending entries ids of group that have been
 // idle for at least MinIdle ms, returning them (Fields nil with JustID).
 // An id whose entry was deleted leaves the pending list.
-func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XClaimArgs) ([]StreamEntry, error) {
+// created reports that the command created the consumer.
+func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XClaimArgs) (entries []StreamEntry, created bool, err error) {
 	ss, gs, err := tx.openStreamGroup(db, key, group)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := tx.NowMs
 	if a.LastID.Compare(gs.g.LastID) > 0 {
@@ -669,25 +670,25 @@ func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XCl
 	if delivery < 0 || delivery > now {
 		delivery = now
 	}
-	c, _, err := tx.ensureConsumer(ss, gs, consumer)
+	c, created, err := tx.ensureConsumer(ss, gs, consumer)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	c.SeenMs = now
 	var out []StreamEntry
 	for _, id := range ids {
 		p, found, err := tx.pendingEntry(ss, gs, id)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		e, err := tx.streamRange(ss, id, id, 1, false)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if len(e) == 0 {
 			if found {
 				if err := tx.dropPending(ss, gs, id, p.Consumer); err != nil {
-					return nil, err
+					return nil, false, err
 				}
 			}
 			continue
@@ -710,7 +711,7 @@ func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XCl
 			p.Count++
 		}
 		if err := tx.claim(ss, gs, id, p, owned, consumer, c); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		c.ActiveMs = now
 		if a.JustID {
@@ -718,7 +719,7 @@ func (tx *Tx) XClaim(db int, key, group, consumer []byte, ids []StreamID, a *XCl
 		}
 		out = append(out, e[0])
 	}
-	return out, tx.saveGroup(ss, gs)
+	return out, created, tx.saveGroup(ss, gs)
 }
 
 // pendingEntry reads id's entry in group's pending list.
@@ -766,6 +767,8 @@ type XAutoClaimResult struct {
 	// Deleted are the pending ids whose entries no longer exist, removed
 	// from the pending list.
 	Deleted []StreamID
+	// ConsumerCreated reports that the command created the consumer.
+	ConsumerCreated bool
 }
 
 // XAutoClaim is XCLAIM over group's pending list from start on: at most
@@ -778,10 +781,11 @@ func (tx *Tx) XAutoClaim(db int, key, group, consumer []byte, minIdle int64, sta
 		return r, err
 	}
 	now := tx.NowMs
-	c, _, err := tx.ensureConsumer(ss, gs, consumer)
+	c, created, err := tx.ensureConsumer(ss, gs, consumer)
 	if err != nil {
 		return r, err
 	}
+	r.ConsumerCreated = created
 	c.SeenMs = now
 	attempts := count * 10
 	// The pending ids to look at, and the one after them: read first, as
