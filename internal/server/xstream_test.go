@@ -212,3 +212,72 @@ func expectError(t *testing.T, a *listAsync, msg string) {
 		t.Fatalf("reply %#v, %v; want the error %q", got, err, msg)
 	}
 }
+
+// TestStreamKeyspace checks a stream among the keyspace commands: TYPE,
+// SCAN TYPE, OBJECT ENCODING, EXPIRE, MOVE, SWAPDB, RENAME with groups,
+// and commands inside a script.
+func TestStreamKeyspace(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ksRun(t, c, []ksStep{
+		kstep("1-1", "XADD", "s", "1-1", "f", "v"),
+		kstep("OK", "XGROUP", "CREATE", "s", "g", "0"),
+		kstep([]any{[]any{"s", []any{[]any{"1-1", []any{"f", "v"}}}}}, "XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"),
+		kstep("stream", "TYPE", "s"),
+		kstep("stream", "OBJECT", "ENCODING", "s"),
+		kstep("OK", "SET", "str", "x"),
+		kstep([]any{"0", []any{"s"}}, "SCAN", "0", "TYPE", "stream"),
+		kstep("OK", "RENAME", "s", "s2"),
+		kstep([]any{int64(1), "1-1", "1-1", []any{[]any{"c", "1"}}}, "XPENDING", "s2", "g"),
+		kstep(int64(1), "MOVE", "s2", "1"),
+		kstep("OK", "SELECT", "1"),
+		kstep(int64(1), "XLEN", "s2"),
+		kstep("OK", "SWAPDB", "0", "1"),
+		kstep("OK", "SELECT", "0"),
+		kstep(int64(1), "XACK", "s2", "g", "1-1"),
+		kstep(int64(1), "PEXPIRE", "s2", "30"),
+		kstep("2-1", "EVAL", "return redis.call('XADD', KEYS[1], '2-1', 'a', 'b')", "1", "s3"),
+		kstep(ksNil{}, "EVAL", "return redis.call('XREAD', 'BLOCK', '0', 'STREAMS', KEYS[1], '$')", "1", "s3"),
+		kstep(int64(1), "EVAL", "return redis.call('XLEN', KEYS[1])", "1", "s3"),
+	})
+	time.Sleep(60 * time.Millisecond)
+	ksRun(t, c, []ksStep{kstep(int64(0), "EXISTS", "s2")})
+}
+
+// TestStreamInfoTimes checks XINFO CONSUMERS and STREAM FULL, whose
+// replies hold times.
+func TestStreamInfoTimes(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 3)
+	ctx := context.Background()
+	ksDo(t, c, "XGROUP", "CREATE", "s", "g", "0", "MKSTREAM")
+	ksDo(t, c, "XADD", "s", "1-1", "f", "v")
+	ksDo(t, c, "XADD", "s", "2-1", "f", "v")
+	ksDo(t, c, "XGROUP", "CREATECONSUMER", "s", "g", "idle")
+	ksDo(t, c, "XREADGROUP", "GROUP", "g", "busy", "COUNT", "1", "STREAMS", "s", ">")
+	time.Sleep(20 * time.Millisecond)
+	cs, err := c.XInfoConsumers(ctx, "s", "g").Result()
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("XINFO CONSUMERS: %+v, %v", cs, err)
+	}
+	if cs[0].Name != "busy" || cs[0].Pending != 1 || cs[0].Idle < 20*time.Millisecond || cs[0].Inactive < 20*time.Millisecond {
+		t.Fatalf("consumer busy: %+v", cs[0])
+	}
+	if cs[1].Name != "idle" || cs[1].Pending != 0 || cs[1].Inactive != -time.Millisecond {
+		t.Fatalf("consumer idle: %+v", cs[1])
+	}
+	full, err := c.XInfoStreamFull(ctx, "s", 1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Length != 2 || len(full.Entries) != 1 || len(full.Groups) != 1 {
+		t.Fatalf("XINFO STREAM FULL COUNT 1: %+v", full)
+	}
+	g := full.Groups[0]
+	if g.Name != "g" || g.PelCount != 1 || len(g.Pending) != 1 || g.Pending[0].ID != "1-1" || g.Pending[0].Consumer != "busy" || len(g.Consumers) != 2 {
+		t.Fatalf("XINFO STREAM FULL group: %+v", g)
+	}
+	if b := g.Consumers[0]; b.Name != "busy" || b.PelCount != 1 || len(b.Pending) != 1 || b.Pending[0].DeliveryCount != 1 {
+		t.Fatalf("XINFO STREAM FULL consumer: %+v", b)
+	}
+}
