@@ -257,9 +257,12 @@ func (x *ctx) checkTrim(t *store.StreamTrim, xadd, approx, limitGiven bool) bool
 	case limitGiven && !approx:
 		x.errorReply("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false
+	case approx && limitGiven:
+		t.Node = x.srv.cfg.StreamNodeMaxEntries()
 	case approx && !limitGiven:
 		// At most 100 of Redis's nodes, within [1, 1000000].
 		n := x.srv.cfg.StreamNodeMaxEntries()
+		t.Node = n
 		switch {
 		case n <= 0:
 			t.Limit = 10000

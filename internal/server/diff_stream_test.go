@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -137,4 +138,39 @@ func TestStreamDiff(t *testing.T) {
 			d.same(c...)
 		}
 	}
+}
+
+// TestStreamApproxTrimDiff compares trims with ~ with redis-server on
+// streams whose radix-tree nodes filled up in turn: Redis removes whole
+// nodes of stream-node-max-entries (100) entries, and so does Cairn.
+func TestStreamApproxTrimDiff(t *testing.T) {
+	d := newDiffRun(t)
+	for i := 1; i <= 650; i++ {
+		d.send("XADD", "s", strconv.Itoa(i)+"-1", "f", "v")
+	}
+	for _, c := range [][]string{
+		{"XTRIM", "s", "MAXLEN", "~", "600"},
+		{"XTRIM", "s", "MAXLEN", "~", "520"},
+		{"XLEN", "s"},
+		{"XTRIM", "s", "MINID", "~", "130"},
+		{"XTRIM", "s", "MINID", "~", "250"},
+		{"XRANGE", "s", "-", "+", "COUNT", "1"},
+		{"XTRIM", "s", "MAXLEN", "~", "0", "LIMIT", "150"},
+		{"XLEN", "s"},
+		{"XTRIM", "s", "MAXLEN", "~", "0", "LIMIT", "50"},
+		{"XADD", "s", "MAXLEN", "~", "100", "700-1", "f", "v"},
+		{"XLEN", "s"},
+		// XINFO STREAM's radix-tree-nodes counts Redis's inner radix
+		// tree nodes: not compared.
+		{"CONFIG", "SET", "stream-node-max-entries", "10"},
+		{"XADD", "t", "1-1", "f", "v"},
+	} {
+		d.same(c...)
+	}
+	for i := 2; i <= 45; i++ {
+		d.same("XADD", "t", "MAXLEN", "~", "20", strconv.Itoa(i)+"-1", "f", "v")
+	}
+	d.same("XLEN", "t")
+	d.same("XRANGE", "t", "-", "+", "COUNT", "1")
+	d.same("CONFIG", "SET", "stream-node-max-entries", "100")
 }

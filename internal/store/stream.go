@@ -45,14 +45,20 @@ const (
 
 // StreamTrim is a trimming request: drop the oldest entries until at most
 // MaxLen remain (TrimMaxLen) or none is older than MinID (TrimMinID),
-// deleting at most Limit entries when Limit > 0. Cairn has no radix-tree
-// nodes to keep whole, so an approximate trim (~) trims exactly, within
-// its Limit: the stream keeps at least what Redis's would.
+// deleting at most Limit entries when Limit > 0.
+//
+// An approximate trim (~) has Node > 0: Redis removes only whole radix-tree
+// nodes of stream-node-max-entries entries, so Cairn removes a multiple of
+// Node entries, the most that fits. For a stream whose nodes filled up in
+// turn (entries added, none deleted in the middle) that is what Redis
+// removes; it also makes a capped stream's trims one range tombstone every
+// Node entries rather than a point delete every XADD.
 type StreamTrim struct {
 	Strategy TrimStrategy
 	MaxLen   int64
 	MinID    StreamID
 	Limit    int64
+	Node     int64
 }
 
 // XAddArgs is one XADD.
@@ -196,8 +202,14 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	if t.Limit > 0 && want > uint64(t.Limit) {
 		want = uint64(t.Limit)
 	}
+	if t.Node > 0 && t.Strategy == TrimMaxLen {
+		if want -= want % uint64(t.Node); want == 0 {
+			return 0, nil
+		}
+	}
 	p := ss.Prefix(encoding.FamilySub)
-	start := encoding.AppendStreamEntryKey(nil, p, StreamID{})
+	// From the first entry: the tombstones of earlier trims lie before it.
+	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
 	it, err := tx.r.NewIter(start, ss.entriesEnd())
 	if err != nil {
 		return 0, err
@@ -223,6 +235,13 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	}
 	if err := it.Close(); err != nil {
 		return 0, err
+	}
+	if t.Node > 0 && t.Strategy == TrimMinID && n%uint64(t.Node) != 0 {
+		// Whole nodes only: trim again, exactly, to the multiple below.
+		if n -= n % uint64(t.Node); n == 0 {
+			return 0, nil
+		}
+		return tx.trimStream(ss, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(ss.Meta.Size - n)})
 	}
 	if n == 0 {
 		return 0, nil
@@ -299,6 +318,10 @@ func (tx *Tx) streamRange(ss *streamState, start, end StreamID, count int64, rev
 	if start.Compare(end) > 0 || ss.Meta.Size == 0 {
 		return nil, nil
 	}
+	if start.Compare(ss.s.FirstID) < 0 {
+		// Nothing lies before the first entry but tombstones.
+		start = ss.s.FirstID
+	}
 	p := ss.Prefix(encoding.FamilySub)
 	lo := encoding.AppendStreamEntryKey(nil, p, start)
 	var hi []byte
@@ -354,7 +377,7 @@ func (tx *Tx) lastEntry(ss *streamState) (StreamID, bool, error) {
 // firstEntry returns the id of the stream's first entry, 0-0 when none.
 func (tx *Tx) firstEntry(ss *streamState) (StreamID, error) {
 	p := ss.Prefix(encoding.FamilySub)
-	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, StreamID{}), ss.entriesEnd())
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), ss.entriesEnd())
 	if err != nil {
 		return StreamID{}, err
 	}
