@@ -281,3 +281,24 @@ func TestStreamInfoTimes(t *testing.T) {
 		t.Fatalf("XINFO STREAM FULL consumer: %+v", b)
 	}
 }
+
+// FuzzParseStreamID checks the id parser: no input panics, and an id it
+// accepts reads back the same from its canonical text.
+func FuzzParseStreamID(f *testing.F) {
+	for _, s := range []string{"0", "1-1", "18446744073709551615-18446744073709551615", "18446744073709551616", "-", "+", "1-*", " 1", "+1-2", "-1", "01-02", "1-2-3", "", "1\x00x", "(1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, ok := parseStrictIDQuiet([]byte(s))
+		if !ok {
+			return
+		}
+		back, ok := parseStrictIDQuiet([]byte(id.String()))
+		if !ok || back != id {
+			t.Fatalf("%q parses as %s, which reads back as %s (%v)", s, id, back, ok)
+		}
+		if v, err := strconv.ParseUint(s, 10, 64); err == nil && (id.Ms != v || id.Seq != 0) {
+			t.Fatalf("%q parses as %s", s, id)
+		}
+	})
+}

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // streamModel is an in-memory stream: what the store must agree with.
@@ -143,5 +146,58 @@ func TestStreamDeleteWithRangeTombstones(t *testing.T) {
 	n := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.XLen(0, key); return n, err })
 	if n != 1 {
 		t.Fatalf("XLEN after DEL and XADD = %d", n)
+	}
+}
+
+// TestStreamGroupsSurviveReopen checks that a stream's entries, groups,
+// consumers and pending entries are all on disk: a store opened again on
+// the same files reads them back, and they pass Check.
+func TestStreamGroupsSurviveReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	open := func() (*Store, engine.Engine) {
+		eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(eng, Options{Databases: 2, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, eng
+	}
+	s, eng := open()
+	key, group := []byte("s"), []byte("g")
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+		for i := range 5 {
+			if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+				return 0, err
+			}
+		}
+		if err := tx.XGroupCreate(0, key, group, StreamID{}, false, false, InvalidEntriesRead); err != nil {
+			return 0, err
+		}
+		_, err := tx.XReadGroup(0, key, group, []byte("c"), StreamID{}, false, 3, false)
+		return 0, err
+	})
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XAck(0, key, group, []StreamID{{Ms: 2}}) })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, eng = open()
+	defer eng.Close()
+	defer s.Close()
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+	sum := readTx(t, s, func(tx *Tx) (PendingSummary, error) { return tx.XPendingSummary(0, key, group) })
+	if sum.Count != 2 || sum.First != (StreamID{Ms: 1}) || sum.Last != (StreamID{Ms: 3}) || len(sum.Consumers) != 1 || string(sum.Consumers[0].Name) != "c" {
+		t.Fatalf("pending after reopen: %+v", sum)
+	}
+	groups := readTx(t, s, func(tx *Tx) ([]GroupInfo, error) { g, _, err := tx.XInfoGroups(0, key); return g, err })
+	if len(groups) != 1 || groups[0].LastID != (StreamID{Ms: 3}) || groups[0].EntriesRead != 3 || !groups[0].LagKnown || groups[0].Lag != 2 {
+		t.Fatalf("groups after reopen: %+v", groups)
 	}
 }
