@@ -17,13 +17,13 @@ const streamCat = command.CatStream
 func streamCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	e := []cmdEntry{
-		withKeyNotes(withKeyFlags(def("xadd", -5, write|denyoom|fast, one, streamCat, "stream", "5.0.0", "Appends a new message to a stream. Creates the key if it doesn't exist.", cmdXAdd), rw|upd),
-			"UPDATE instead of INSERT because of the optional trimming feature"),
+		withTips(withKeyNotes(withKeyFlags(def("xadd", -5, write|denyoom|fast, one, streamCat, "stream", "5.0.0", "Appends a new message to a stream. Creates the key if it doesn't exist.", cmdXAdd), rw|upd),
+			"UPDATE instead of INSERT because of the optional trimming feature"), tipOutput),
 		withKeyFlags(def("xlen", 2, readonly|fast, one, streamCat, "stream", "5.0.0", "Return the number of messages in a stream.", cmdXLen), ro),
 		withKeyFlags(def("xrange", -4, readonly, one, streamCat, "stream", "5.0.0", "Returns the messages from a stream within a range of IDs.", cmdXRange), ro|acc),
 		withKeyFlags(def("xrevrange", -4, readonly, one, streamCat, "stream", "5.0.0", "Returns the messages from a stream within a range of IDs in reverse order.", cmdXRevRange), ro|acc),
 		withKeyFlags(def("xdel", -3, write|fast, one, streamCat, "stream", "5.0.0", "Returns the number of messages after removing them from a stream.", cmdXDel), rw|del),
-		withKeyFlags(def("xtrim", -4, write, one, streamCat, "stream", "5.0.0", "Deletes messages from the beginning of a stream.", cmdXTrim), rw|del),
+		withTips(withKeyFlags(def("xtrim", -4, write, one, streamCat, "stream", "5.0.0", "Deletes messages from the beginning of a stream.", cmdXTrim), rw|del), tipOutput),
 		withKeyFlags(def("xsetid", -3, write|denyoom|fast, one, streamCat, "stream", "5.0.0", "An internal command for replicating stream values.", cmdXSetID), rw|upd),
 		xreadEntry(def("xread", -4, readonly|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.", cmdXRead)),
 	}

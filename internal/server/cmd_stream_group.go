@@ -16,7 +16,7 @@ func streamGroupCommands() []cmdEntry {
 	one := keys{1, 1, 1}
 	two := keys{2, 2, 1}
 	e := []cmdEntry{
-		container("xgroup", "stream", "5.0.0", "A container for consumer groups commands.", streamCat,
+		container("xgroup", "stream", "5.0.0", "A container for consumer groups commands.", 0,
 			withKeyFlags(def("xgroup|create", -5, write|denyoom, two, streamCat, "stream", "5.0.0", "Creates a consumer group.", cmdXGroupCreate), rw|ins),
 			withKeyFlags(def("xgroup|createconsumer", 5, write|denyoom, two, streamCat, "stream", "6.2.0", "Creates a consumer in a consumer group.", cmdXGroupCreateConsumer), rw|ins),
 			withKeyFlags(def("xgroup|delconsumer", 5, write, two, streamCat, "stream", "5.0.0", "Deletes a consumer from a consumer group.", cmdXGroupDelConsumer), rw|del),
@@ -26,9 +26,9 @@ func streamGroupCommands() []cmdEntry {
 		),
 		xreadgroupEntry(def("xreadgroup", -7, write|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", cmdXReadGroup)),
 		withKeyFlags(def("xack", -4, write|fast, one, streamCat, "stream", "5.0.0", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", cmdXAck), rw|upd),
-		withKeyFlags(def("xclaim", -6, write|fast, one, streamCat, "stream", "5.0.0", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", cmdXClaim), rw|upd),
-		withKeyFlags(def("xautoclaim", -6, write|fast, one, streamCat, "stream", "6.2.0", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", cmdXAutoClaim), rw|upd),
-		withKeyFlags(def("xpending", -3, readonly, one, streamCat, "stream", "5.0.0", "Returns the information and entries from a stream consumer group's pending entries list.", cmdXPending), ro|acc),
+		withTips(withKeyFlags(def("xclaim", -6, write|fast, one, streamCat, "stream", "5.0.0", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", cmdXClaim), rw|upd), tipOutput),
+		withTips(withKeyFlags(def("xautoclaim", -6, write|fast, one, streamCat, "stream", "6.2.0", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", cmdXAutoClaim), rw|del), tipOutput),
+		withTips(withKeyFlags(def("xpending", -3, readonly, one, streamCat, "stream", "5.0.0", "Returns the information and entries from a stream consumer group's pending entries list.", cmdXPending), ro|acc), tipOutput),
 	}
 	for _, c := range e {
 		for _, s := range append([]cmdEntry{c}, c.subs...) {
@@ -50,7 +50,7 @@ func streamGroupCommands() []cmdEntry {
 // xreadgroupEntry gives XREADGROUP its keys, as XREAD's.
 func xreadgroupEntry(e cmdEntry) cmdEntry {
 	e.spec.Flags |= command.MovableKeys
-	e.spec.KeySpecs = []command.KeySpec{{Flags: rw | ins, Begin: command.KeywordSearch("STREAMS", 4), Find: command.RangeKeys(-1, 1, 2)}}
+	e.spec.KeySpecs = []command.KeySpec{{Flags: ro | acc, Begin: command.KeywordSearch("STREAMS", 4), Find: command.RangeKeys(-1, 1, 2)}}
 	e.spec.KeysFunc = xreadKeys
 	return e
 }

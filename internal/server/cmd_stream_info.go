@@ -10,8 +10,8 @@ import (
 
 func streamInfoCommands() []cmdEntry {
 	two := keys{2, 2, 1}
-	e := container("xinfo", "stream", "5.0.0", "A container for stream introspection commands.", streamCat,
-		withKeyFlags(def("xinfo|consumers", 4, readonly, two, streamCat, "stream", "5.0.0", "Returns a list of the consumers in a consumer group.", cmdXInfoConsumers), ro|acc),
+	e := container("xinfo", "stream", "5.0.0", "A container for stream introspection commands.", 0,
+		withTips(withKeyFlags(def("xinfo|consumers", 4, readonly, two, streamCat, "stream", "5.0.0", "Returns a list of the consumers in a consumer group.", cmdXInfoConsumers), ro|acc), tipOutput),
 		withKeyFlags(def("xinfo|groups", 3, readonly, two, streamCat, "stream", "5.0.0", "Returns a list of the consumer groups of a stream.", cmdXInfoGroups), ro|acc),
 		def("xinfo|help", 2, loading|stale, noKeys, streamCat, "stream", "5.0.0", "Returns helpful text about the different subcommands.", cmdXInfoHelp),
 		withKeyFlags(def("xinfo|stream", -3, readonly, two, streamCat, "stream", "5.0.0", "Returns information about a stream.", cmdXInfoStream), ro|acc),
