@@ -336,7 +336,7 @@ func cmdXReadGroup(x *ctx) {
 		if wants[i].none {
 			count = -1
 		}
-		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, count, noack)
+		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, count, noack, x.woken)
 		if err != nil {
 			x.storeError(err)
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -301,4 +302,29 @@ func FuzzParseStreamID(f *testing.F) {
 			t.Fatalf("%q parses as %s", s, id)
 		}
 	})
+}
+
+// TestStreamXReadGroupBlockIsIdle checks that a blocked XREADGROUP waits
+// without running again and again: its first run creates the consumer,
+// which must not wake it (or anyone) for ever after.
+func TestStreamXReadGroupBlockIsIdle(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ksDo(t, c, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+	var before, after syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
+		t.Fatal(err)
+	}
+	a := listGo(t, ts, 2, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "400", "STREAMS", "s", ">")
+	b := listGo(t, ts, 2, "XREADGROUP", "GROUP", "g", "c2", "BLOCK", "400", "STREAMS", "s", ">")
+	a.expect(t, ksNil{})
+	b.expect(t, ksNil{})
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
+		t.Fatal(err)
+	}
+	cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+	// Two clients spinning for 400 ms would burn about that much CPU.
+	if cpu > 250*time.Millisecond {
+		t.Fatalf("two blocked XREADGROUP clients used %v of CPU in 400 ms", cpu)
+	}
 }

@@ -82,7 +82,7 @@ func BenchmarkStreamGroupReadAck(b *testing.B) {
 		})
 		var ids []StreamID
 		benchWrite(b, s, key, func(tx *Tx) error {
-			r, err := tx.XReadGroup(0, key, group, consumer, StreamID{}, false, 10, false)
+			r, err := tx.XReadGroup(0, key, group, consumer, StreamID{}, false, 10, false, false)
 			for _, e := range r.Entries {
 				ids = append(ids, e.ID)
 			}

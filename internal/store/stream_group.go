@@ -400,7 +400,11 @@ type XReadGroupResult struct {
 // group's last delivered id) when !history, else the consumer's own
 // pending entries from start on (none when count < 0). With noack, new entries are not added to
 // the pending lists.
-func (tx *Tx) XReadGroup(db int, key, group, consumer []byte, start StreamID, history bool, count int64, noack bool) (XReadGroupResult, error) {
+//
+// With quiet, a read of new entries that finds none writes nothing: a
+// blocked client's runs after a wake-up must not touch the key they wait
+// on, or each would wake the next (and itself) for ever.
+func (tx *Tx) XReadGroup(db int, key, group, consumer []byte, start StreamID, history bool, count int64, noack, quiet bool) (XReadGroupResult, error) {
 	var r XReadGroupResult
 	ss, gs, err := tx.openStreamGroup(db, key, group)
 	if err != nil {
@@ -439,6 +443,10 @@ func (tx *Tx) XReadGroup(db int, key, group, consumer []byte, start StreamID, hi
 		if r.Entries, err = tx.streamRange(ss, after, encoding.MaxStreamID, count, false); err != nil {
 			return r, err
 		}
+	}
+	if quiet && len(r.Entries) == 0 {
+		r.ConsumerCreated = false
+		return r, nil
 	}
 	for _, e := range r.Entries {
 		if e.ID.Compare(gs.g.LastID) > 0 {

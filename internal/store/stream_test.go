@@ -176,7 +176,7 @@ func TestStreamGroupsSurviveReopen(t *testing.T) {
 		if err := tx.XGroupCreate(0, key, group, StreamID{}, false, false, InvalidEntriesRead); err != nil {
 			return 0, err
 		}
-		_, err := tx.XReadGroup(0, key, group, []byte("c"), StreamID{}, false, 3, false)
+		_, err := tx.XReadGroup(0, key, group, []byte("c"), StreamID{}, false, 3, false, false)
 		return 0, err
 	})
 	writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XAck(0, key, group, []StreamID{{Ms: 2}}) })
