@@ -296,12 +296,9 @@ func cmdXReadGroup(x *ctx) {
 		}
 		x.keyMiss(key)
 		if !ok {
-			if x.woken {
-				if _, _, exists, err := x.tx.StreamMeta(x.db(), key); err == store.ErrWrongType || (err == nil && !exists) {
-					x.errorReply("UNBLOCKED the stream key no longer exists")
-					return
-				}
-			}
+			// Also the reply of a blocked client whose stream was deleted
+			// or group destroyed meanwhile: Redis 7.2 runs the command
+			// again (7.0 replied -UNBLOCKED to a deletion).
 			x.errorReply("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "' in XREADGROUP with GROUP option")
 			return
 		}
