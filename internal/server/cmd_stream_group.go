@@ -285,7 +285,6 @@ func cmdXReadGroup(x *ctx) {
 	type want struct {
 		start   store.StreamID
 		history bool
-		none    bool
 	}
 	wants := make([]want, len(r.keys))
 	for i, key := range r.keys {
@@ -315,12 +314,11 @@ func cmdXReadGroup(x *ctx) {
 			if !ok {
 				return
 			}
-			// Served from the id after it, as XREAD's.
-			next, ok := id.Next()
-			if !ok {
-				next = id // no id follows: nothing is served
+			// Served from the id after it, as XREAD's. The largest id is
+			// Redis's own mark of >, and reads as >.
+			if next, ok := id.Next(); ok {
+				wants[i] = want{start: next, history: true}
 			}
-			wants[i] = want{start: next, history: true, none: !ok}
 		}
 	}
 	type served struct {
@@ -329,11 +327,7 @@ func cmdXReadGroup(x *ctx) {
 	}
 	var out []served
 	for i, key := range r.keys {
-		count := r.count
-		if wants[i].none {
-			count = -1
-		}
-		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, count, noack, x.woken)
+		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, r.count, noack, x.woken)
 		if err != nil {
 			x.storeError(err)
 			return

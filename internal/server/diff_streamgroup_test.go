@@ -43,6 +43,7 @@ func TestStreamGroupDiff(t *testing.T) {
 			{"XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", "0"},
 			{"XREADGROUP", "GROUP", "g", "bob", "STREAMS", "s", "0"},
 			{"XREADGROUP", "GROUP", "g", "bob", "STREAMS", "s", "1-1"},
+			{"XREADGROUP", "GROUP", "g", "bob", "COUNT", "1", "STREAMS", "s", "18446744073709551615-18446744073709551615"},
 			{"XREADGROUP", "GROUP", "g", "carol", "STREAMS", "s", "0"},
 			{"XPENDING", "s", "g"},
 			{"XPENDING", "s", "g", "IDLE", "999999", "-", "+", "10"},
