@@ -21,6 +21,12 @@ func TestStreamInfoDiff(t *testing.T) {
 			{"XGROUP", "CREATE", "s", "g1", "$", "MKSTREAM"},
 			{"XINFO", "STREAM", "s", "FOO"}, {"XINFO", "STREAM", "s", "FULL", "COUNT"},
 			{"XINFO", "STREAM", "s", "FULL", "FOO", "1"}, {"XINFO", "STREAM", "s", "FULL", "COUNT", "x"},
+			{"XADD", "nogroups", "1-1", "a", "1"}, {"XADD", "nogroups", "2-1", "b", "2"},
+			{"XINFO", "STREAM", "nogroups", "FULL"}, {"XINFO", "STREAM", "nogroups", "FULL", "COUNT", "1"},
+			{"XINFO", "STREAM", "nogroups", "FULL", "COUNT", "0"}, {"XINFO", "STREAM", "nogroups", "FULL", "COUNT", "-5"},
+			{"XINFO", "STREAM", "s", "FULL"},
+			// XINFO HELP ends with 7.2's "Print this help." (7.0: "Prints").
+			{"XINFO", "HELP", "x"},
 			{"XINFO", "CONSUMERS", "s", "nog"},
 			{"XINFO", "CONSUMERS", "s", "g1"},
 		} {
