@@ -37,6 +37,10 @@ var commandNotes = map[string]string{
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
+	"xadd":            "With `~`, MAXLEN and MINID remove whole nodes of stream-node-max-entries entries from the head: what Redis removes from a stream whose radix-tree nodes filled up in turn.",
+	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries is O(removed); the removal itself is one range tombstone.",
+	"xread":           "Accepts the `+` id of Redis 7.4 (the last entry).",
+	"xinfo|stream":    "radix-tree-keys and radix-tree-nodes are estimates: entries live on disk keyed by id, in no radix tree.",
 	"latency":         "HISTOGRAM and HELP only: the latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR, latency-monitor-threshold) is not implemented.",
 }
 
