@@ -210,6 +210,26 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	p := ss.Prefix(encoding.FamilySub)
 	// From the first entry: the tombstones of earlier trims lie before it.
 	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
+	if want == ss.Meta.Size && want >= listRangeDeleteMin && t.Node == 0 {
+		// Every entry may go: when all do, one range tombstone, whatever
+		// their number, and no count to take.
+		all := t.Strategy == TrimMaxLen
+		if !all {
+			last, _, err := tx.lastEntry(ss)
+			if err != nil {
+				return 0, err
+			}
+			all = last.Compare(t.MinID) < 0
+		}
+		if all {
+			if err := tx.delRange(&ss.collection, start, ss.entriesEnd()); err != nil {
+				return 0, err
+			}
+			n := ss.Meta.Size
+			ss.Meta.Size, ss.s.FirstID = 0, StreamID{}
+			return int64(n), nil
+		}
+	}
 	it, err := tx.r.NewIter(start, ss.entriesEnd())
 	if err != nil {
 		return 0, err
