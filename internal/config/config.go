@@ -47,6 +47,7 @@ type Config struct {
 	hashMaxEntries, hashMaxValue             atomic.Int64
 	setMaxIntset, setMaxEntries, setMaxValue atomic.Int64
 	zsetMaxEntries, zsetMaxValue             atomic.Int64
+	streamNodeMaxBytes, streamNodeMaxEntries atomic.Int64
 	latencyTracking                          atomic.Int64 // 1 for yes
 	latencyMonitorThreshold                  atomic.Int64 // milliseconds
 	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
@@ -385,6 +386,9 @@ var EncodingLimitNames = []string{
 	"set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
 	"zset-max-listpack-entries", "zset-max-listpack-value",
 }
+
+// StreamNodeMaxEntries returns stream-node-max-entries.
+func (c *Config) StreamNodeMaxEntries() int64 { return c.streamNodeMaxEntries.Load() }
 
 // MemberFilterSize returns the memory for the store's member filters in
 // bytes.

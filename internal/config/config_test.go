@@ -61,6 +61,8 @@ func TestGet(t *testing.T) {
 		{"set-max-listpack-value", "64"},
 		{"slowlog-log-slower-than", "10000"},
 		{"slowlog-max-len", "128"},
+		{"stream-node-max-bytes", "4096"},
+		{"stream-node-max-entries", "100"},
 		{"tcp-keepalive", "300"},
 		{"timeout", "0"},
 		{"tracking-table-max-keys", "1000000"},

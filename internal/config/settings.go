@@ -342,6 +342,19 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.slowlogMaxLen },
 	},
 	{
+		// Accepted for compatibility: Cairn keeps no radix-tree nodes, but
+		// XADD and XTRIM with ~ and no LIMIT trim at most 100 times
+		// stream-node-max-entries entries, as Redis does.
+		name: "stream-node-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 4096},
+		num: func(c *Config) *atomic.Int64 { return &c.streamNodeMaxBytes },
+	},
+	{
+		name: "stream-node-max-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 100},
+		num: func(c *Config) *atomic.Int64 { return &c.streamNodeMaxEntries },
+	},
+	{
 		name: "tcp-keepalive", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, def: value{n: 300},
 		num: func(c *Config) *atomic.Int64 { return &c.tcpKeepAlive },

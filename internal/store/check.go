@@ -143,6 +143,9 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		}
 		return n, it.Error()
 	}
+	if m.Type == encoding.TypeStream {
+		return checkStream(s, pdb, key, m)
+	}
 	members, err := count(encoding.FamilySub)
 	if err != nil {
 		return err
