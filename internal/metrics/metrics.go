@@ -163,7 +163,7 @@ func NewCollector(src Source) *Collector {
 		misses:        newMetric("redis_keyspace_misses_total", "Key lookups that did not find the key.", c),
 		channels:      newMetric("redis_pubsub_channels", "Channels with at least one subscriber.", g),
 		patterns:      newMetric("redis_pubsub_patterns", "Patterns with at least one subscriber.", g),
-		errorReplies:  newMetric("redis_total_error_replies", "Error replies sent (INFO's total_error_replies).", c),
+		errorReplies:  newMetric("redis_total_error_replies", "Error replies sent (INFO's total_error_replies; a gauge, as redis_exporter types it, though it only grows).", g),
 		authFailures:  newMetric("redis_acl_access_denied_auth_total", "AUTH and HELLO AUTH refused.", c),
 		errs:          newMetric("redis_errors_total", "Error replies by error code.", c, "err"),
 		cmdCalls:      newMetric("redis_commands_total", "Calls per command.", c, "cmd"),
