@@ -29,6 +29,7 @@ import (
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/fdlimit"
 	"github.com/cairndb/cairn/internal/logthrottle"
+	"github.com/cairndb/cairn/internal/metrics"
 	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/store"
@@ -130,6 +131,11 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	if addr := cfg.MetricsAddr(); addr != "" {
+		if err := serveMetrics(addr, srv, log); err != nil {
+			return err
+		}
+	}
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
 	gov := procs.New(srv.Load, 0, log)
 	gov.SetBackground(eng.BackgroundJobs)
@@ -252,6 +258,20 @@ func servePprof(addr string, log *slog.Logger) error {
 	}
 	log.Info("serving pprof", "addr", ln.Addr().String())
 	go func() { _ = http.Serve(ln, pprofMux()) }()
+	return nil
+}
+
+// serveMetrics serves the server's Prometheus metrics on addr, at
+// /metrics. Like pprof, the endpoint has no authentication: it belongs on
+// loopback.
+func serveMetrics(addr string, srv *server.Server, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics-addr: %w", err)
+	}
+	log.Info("serving metrics", "addr", ln.Addr().String())
+	hs := &http.Server{Handler: metrics.Mux(srv), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
 

@@ -32,7 +32,7 @@ type Config struct {
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	notifyEvents                       atomic.Pointer[string]
-	pprofAddr, save                    atomic.Pointer[string]
+	pprofAddr, metricsAddr, save       atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
@@ -437,3 +437,6 @@ func (c *Config) PidFile() string { return *c.pidFile.Load() }
 
 // PprofAddr is where Go's profiles are served, or "" for nowhere.
 func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }
+
+// MetricsAddr is where Prometheus metrics are served, or "" for nowhere.
+func (c *Config) MetricsAddr() string { return *c.metricsAddr.Load() }

@@ -48,6 +48,7 @@ func TestGet(t *testing.T) {
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},
 		{"member-filter-size", "33554432"},
+		{"metrics-addr", ""},
 		{"notify-keyspace-events", ""},
 		{"pidfile", ""},
 		{"pprof-addr", ""},

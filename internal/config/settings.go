@@ -253,6 +253,12 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.memberFilterSize },
 	},
 	{
+		// Not a Redis setting: where to serve Prometheus metrics on
+		// /metrics (e.g. 127.0.0.1:9121); empty serves none.
+		name: "metrics-addr", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.metricsAddr },
+	},
+	{
 		// The classes of keyspace events published (notify.Parse); shown
 		// normalized, as Redis's CONFIG GET does.
 		name: "notify-keyspace-events", kind: kindString, mutable: true,
