@@ -73,6 +73,7 @@ var flows = []flow{
 	{name: "go_watch", lang: "go", run: goWatch, needs: []string{"multi"}},
 	{name: "go_pubsub", lang: "go", run: goPubSub, needs: []string{"pubsub"}},
 	{name: "go_script", lang: "go", run: goScript, needs: []string{"scripting"}},
+	{name: "go_stream_workers", lang: "go", run: goStreamWorkers, needs: []string{"streams"}},
 	{name: "rueidis_nocache", lang: "go", run: rueidisNoCache, probes: []string{"cluster|slots"}},
 	{name: "rueidis_cache", lang: "go", run: rueidisCache, needs: []string{"tracking", "multi", "client|caching"}, probes: []string{"cluster|slots"}},
 }

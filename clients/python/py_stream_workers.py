@@ -148,14 +148,21 @@ expect(g["pending"], 0, "group pending")
 expect(g["last-delivered-id"], produced[-1], "group last-delivered-id")
 expect(g["entries-read"], N, "group entries-read")
 expect(g["lag"], 0, "group lag")
-expect(g["consumers"], 5, "group consumers")
-
+# XINFO CONSUMERS lists every consumer that took entries. A worker that
+# never got one (the others drained the stream) is listed by Redis 7.2,
+# which creates the consumer on any XREADGROUP, but not by Redis 7.0, which
+# creates it when it first serves it, so it may or may not be there.
 consumers = r.xinfo_consumers(STREAM, GROUP)
-expect(sorted(c["name"] for c in consumers), [b"crash", b"recovery"] + [w.encode() for w in WORKERS], "XINFO CONSUMERS names")
+names = set(c["name"] for c in consumers)
+expect(len(names), len(consumers), "XINFO CONSUMERS names are distinct")
+expect(g["consumers"], len(consumers), "group consumers")
+must = set([b"crash", b"recovery"] + [w.encode() for w in by if w in WORKERS])
+check(must <= names, "XINFO CONSUMERS %r lacks %r" % (sorted(names), sorted(must - names)))
+check(names <= set([b"crash", b"recovery"] + [w.encode() for w in WORKERS]), "XINFO CONSUMERS has unknown names: %r" % sorted(names))
 for c in consumers:
     expect(c["pending"], 0, "pending of consumer %r" % c["name"])
 
 # The crashed consumer is removed; it has nothing pending to lose.
 expect(r.xgroup_delconsumer(STREAM, GROUP, "crash"), 0, "XGROUP DELCONSUMER pending")
-expect(r.xinfo_groups(STREAM)[0]["consumers"], 4, "consumers after DELCONSUMER")
+expect(r.xinfo_groups(STREAM)[0]["consumers"], len(consumers) - 1, "consumers after DELCONSUMER")
 ok("py_stream_workers")
