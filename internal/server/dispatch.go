@@ -320,11 +320,15 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	}
 	e.run(x)
 	if writing {
-		if (!x.failed || x.keepWrites) && x.blocked == nil {
+		// A command about to block may have written already (XREADGROUP
+		// creates its consumer, as Redis 7.2 does before it blocks):
+		// that commits before it waits.
+		if !x.failed || x.keepWrites {
 			if err := x.tx.Commit(); err != nil {
 				// Nothing was written: take back the reply the handler
 				// prepared and report the failure instead.
 				w.Truncate(mark)
+				x.blocked = nil
 				x.internalError(err)
 				if x.commitFailed != nil {
 					x.commitFailed()
