@@ -236,6 +236,16 @@ var commandArgs = map[string]string{
 	"georadiusbymember_ro": `key:key member radius:double unit=(M | KM | FT | MI) [WITHCOORD] [WITHDIST] [WITHHASH] count=[COUNT count:integer [ANY]] order=[ASC | DESC]`,
 	"geosearch":            `key:key from=(FROMMEMBER member | longitude_latitude=FROMLONLAT (longitude:double latitude:double)) by=(circle=(BYRADIUS radius:double unit=(M | KM | FT | MI)) | box=(BYBOX width:double height:double unit=(M | KM | FT | MI))) order=[ASC | DESC] count=[COUNT count:integer [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]`,
 	"geosearchstore":       `destination:key source:key from=(FROMMEMBER member | longitude_latitude=FROMLONLAT (longitude:double latitude:double)) by=(circle=(BYRADIUS radius:double unit=(M | KM | FT | MI)) | box=(BYBOX width:double height:double unit=(M | KM | FT | MI))) order=[ASC | DESC] count=[COUNT count:integer [ANY]] [STOREDIST]`,
+
+	// Kvrocks's sortedint commands (no Redis reference: Kvrocks's syntax).
+	"siadd":             `key:key id:integer...`,
+	"sicard":            `key:key`,
+	"siexists":          `key:key id:integer...`,
+	"sirange":           `key:key offset:integer count:integer [CURSOR cursor:integer]`,
+	"sirangebyvalue":    `key:key min max [offset_count=LIMIT (offset:integer count:integer)]`,
+	"sirem":             `key:key id:integer...`,
+	"sirevrange":        `key:key offset:integer count:integer [CURSOR cursor:integer]`,
+	"sirevrangebyvalue": `key:key max min [offset_count=LIMIT (offset:integer count:integer)]`,
 }
 
 // variableKeyFlags are the per-call key flags of the commands whose key

@@ -49,6 +49,13 @@ var commandNotes = map[string]string{
 	"memory|stats":    "Cairn's figures: the Go heap (total.allocated, heap.reserved), rss, keys per database and the engine's (memtables, block cache, disk usage); Redis's allocator and overhead fields have no counterpart.",
 	"monitor":         "Lines as Redis formats them, AUTH and HELLO AUTH redacted; a monitor over client-output-buffer-limit's normal class is disconnected.",
 	"slowlog|get":     "Entries as Redis keeps them: at most 32 arguments and 128 bytes of each; inner commands of MULTI/EXEC and scripts are logged on their own.",
+
+	// Kvrocks's sortedint type (Redis has none).
+	"siadd":             "Kvrocks's command. Ids are plain decimal unsigned 64-bit integers (Kvrocks's strtoull also takes a sign or leading spaces).",
+	"sirange":           "Kvrocks's command. CURSOR 0, like no cursor, starts at the first member, 0 included (Kvrocks never returns a member 0 here). Exactly 4 or 6 arguments, else a syntax error (Kvrocks ignores extra words).",
+	"sirevrange":        "Kvrocks's command. CURSOR 0, like no cursor, starts at the last member; a member 0 is returned (Kvrocks never returns it here). Exactly 4 or 6 arguments, else a syntax error.",
+	"sirangebyvalue":    "Kvrocks's command. Exactly 4 or 7 arguments, else a syntax error (Kvrocks ignores extra words).",
+	"sirevrangebyvalue": "Kvrocks's command. Exactly 4 or 7 arguments, else a syntax error (Kvrocks ignores extra words).",
 }
 
 // TestCommandsDocIsCurrent checks docs/commands.md against the command

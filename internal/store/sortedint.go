@@ -115,30 +115,27 @@ func (tx *Tx) SIExists(db int, key []byte, ids []uint64) ([]bool, error) {
 
 // SIRangeArgs are SIRANGE's and SIREVRANGE's: skip Offset members, then
 // return up to Limit (0: no limit), ascending or, with Reverse, descending.
-// With HasCursor the walk starts just past Cursor (above it ascending,
-// below it descending): Cursor itself is never returned.
+// A Cursor other than 0 starts the walk just past it (above it ascending,
+// below it descending) and is itself never returned; 0 starts at the
+// first member, 0 included (Kvrocks skips a member 0 here, a quirk of its
+// cursor test that Cairn does not keep).
 type SIRangeArgs struct {
 	Offset, Limit uint64
 	Cursor        uint64
-	HasCursor     bool
 	Reverse       bool
 }
 
 // SIRange returns the members SIRangeArgs select.
 func (tx *Tx) SIRange(db int, key []byte, a SIRangeArgs) ([]uint64, error) {
 	lo, hi := uint64(0), uint64(math.MaxUint64)
-	if a.HasCursor {
-		if a.Reverse {
-			if a.Cursor == 0 {
-				return nil, nil
-			}
-			hi = a.Cursor - 1
-		} else {
-			if a.Cursor == math.MaxUint64 {
-				return nil, nil
-			}
-			lo = a.Cursor + 1
-		}
+	switch {
+	case a.Cursor == 0:
+	case a.Reverse:
+		hi = a.Cursor - 1
+	case a.Cursor == math.MaxUint64:
+		return tx.siScan(db, key, 1, 0, 0, 0, false)
+	default:
+		lo = a.Cursor + 1
 	}
 	return tx.siScan(db, key, lo, hi, a.Offset, a.Limit, a.Reverse)
 }
