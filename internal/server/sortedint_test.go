@@ -163,6 +163,19 @@ func TestSortedintKeyspace(t *testing.T) {
 	runSteps(t, c, []step{
 		stepOf(int64(3), "SIADD", "si", "3", "1", "2"),
 		stepOf("sortedint", "OBJECT", "ENCODING", "si"),
+		stepOf(replyCheck(func(reply any) string {
+			if n, ok := reply.(int64); !ok || n <= 0 {
+				return fmt.Sprintf("got %#v; want a positive size", reply)
+			}
+			return ""
+		}), "MEMORY", "USAGE", "si"),
+		stepOf(int64(1), "EXISTS", "si"),
+		stepOf(replyCheck(func(reply any) string {
+			if reply != "si" {
+				return fmt.Sprintf("got %#v; want \"si\"", reply)
+			}
+			return ""
+		}), "RANDOMKEY"),
 		stepOf(replyScan{"0", []string{"si"}}, "SCAN", "0", "TYPE", "sortedint"),
 		stepOf(replyScan{"0", []string{"si"}}, "SCAN", "0", "TYPE", "SortedInt"),
 		stepOf(replyScan{"0", nil}, "SCAN", "0", "TYPE", "set"),
@@ -181,6 +194,13 @@ func TestSortedintKeyspace(t *testing.T) {
 		stepOf([]any{"1", "3"}, "SIRANGEBYVALUE", "r", "-inf", "+inf"),
 		stepOf("sortedint", "TYPE", "r"),
 		stepOf("OK", "SELECT", "0"),
+		// Scripts and transactions run them like any command.
+		stepOf([]any{"3", "2", "1"}, "EVAL", "return redis.call('SIREVRANGE', KEYS[1], 0, 0)", "1", "si"),
+		stepOf("OK", "MULTI"),
+		stepOf("QUEUED", "SIADD", "si", "4"),
+		stepOf("QUEUED", "SIRANGEBYVALUE", "si", "(2", "+inf"),
+		stepOf([]any{int64(1), []any{"3", "4"}}, "EXEC"),
+		stepOf(int64(1), "SIREM", "si", "4"),
 		// DEL drops the version: a new key under the name starts empty.
 		stepOf(int64(1), "DEL", "si"),
 		stepOf(int64(0), "SICARD", "si"),
