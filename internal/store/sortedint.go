@@ -13,7 +13,8 @@ import (
 //
 //	0x02 | db | slot | len(key) | key | version | id u64 → (empty)
 //
-// so members are in numeric order, SIEXISTS is one point read per id, SICARD
+// so members are in numeric order, SIEXISTS is one point read per id (SIADD
+// and SIREM skip the read when the member filter rules the id out), SICARD
 // is the metadata's size, and every range is a seek and a scan inside the
 // key's prefix. DEL drops the version, as for every collection.
 
@@ -35,8 +36,9 @@ func (tx *Tx) SIAdd(db int, key []byte, ids []uint64) (int64, error) {
 	var buf []byte
 	for _, id := range ids {
 		buf = encoding.AppendSortedintMember(buf[:0], p, id)
-		// The batch reads its own writes: a repeated id is new only once.
-		_, found, err := tx.get(buf)
+		// The batch reads its own writes, and the member filter learns
+		// each write: a repeated id is new only once.
+		found, err := tx.hasMember(c, buf, buf[len(p):])
 		if err != nil {
 			return 0, err
 		}
@@ -67,7 +69,7 @@ func (tx *Tx) SIRem(db int, key []byte, ids []uint64) (int64, error) {
 	var buf []byte
 	for _, id := range ids {
 		buf = encoding.AppendSortedintMember(buf[:0], p, id)
-		_, found, err := tx.get(buf)
+		found, err := tx.hasMember(c, buf, buf[len(p):])
 		if err != nil {
 			return 0, err
 		}
