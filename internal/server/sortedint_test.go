@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -343,4 +344,30 @@ func TestSortedintNotifications(t *testing.T) {
 			t.Fatalf("event %d: none; want %s", i, w)
 		}
 	}
+}
+
+// FuzzSortedintBounds checks that the by-value bound parser never panics
+// and that what it accepts reads back as the same bounds.
+func FuzzSortedintBounds(f *testing.F) {
+	for _, s := range [][2]string{{"-inf", "+inf"}, {"(1", "(5"}, {"(", "1"}, {"+inf", "1"}, {"18446744073709551615", "(18446744073709551616"}, {"-1", "2"}, {"", ""}, {"00", "(007"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, lo, hi string) {
+		r, msg := parseSortedintBounds([]byte(lo), []byte(hi))
+		if msg != "" {
+			return
+		}
+		again := func(arg string, v uint64, ex bool, inf string) {
+			if arg == inf {
+				return
+			}
+			digits, hasParen := strings.CutPrefix(arg, "(")
+			n, err := strconv.ParseUint(digits, 10, 64)
+			if hasParen != ex || err != nil || n != v || strings.TrimLeft(digits, "0123456789") != "" {
+				t.Fatalf("%q parsed as %d (exclusive %t)", arg, v, ex)
+			}
+		}
+		again(lo, r.Min, r.MinEx, "-inf")
+		again(hi, r.Max, r.MaxEx, "+inf")
+	})
 }
