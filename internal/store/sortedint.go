@@ -135,7 +135,7 @@ func (tx *Tx) SIRange(db int, key []byte, a SIRangeArgs) ([]uint64, error) {
 	case a.Reverse:
 		hi = a.Cursor - 1
 	case a.Cursor == math.MaxUint64:
-		return tx.siScan(db, key, 1, 0, 0, 0, false)
+		lo, hi = 1, 0 // nothing above it
 	default:
 		lo = a.Cursor + 1
 	}
@@ -159,15 +159,17 @@ func (tx *Tx) SIRangeByValue(db int, key []byte, r SIValueRange) ([]uint64, erro
 	lo, hi := r.Min, r.Max
 	if r.MinEx {
 		if lo == math.MaxUint64 {
-			return nil, nil
+			lo, hi = 1, 0 // nothing above it
+		} else {
+			lo++
 		}
-		lo++
 	}
 	if r.MaxEx {
 		if hi == 0 {
-			return nil, nil
+			lo, hi = 1, 0 // nothing below it
+		} else {
+			hi--
 		}
-		hi--
 	}
 	off, limit := uint64(0), uint64(0)
 	if r.Offset > 0 {
@@ -182,13 +184,9 @@ func (tx *Tx) SIRangeByValue(db int, key []byte, r SIValueRange) ([]uint64, erro
 // siScan returns the members in [lo, hi], skipping off of them from the
 // start of the walk and returning up to limit (0: all).
 func (tx *Tx) siScan(db int, key []byte, lo, hi, off, limit uint64, reverse bool) ([]uint64, error) {
-	if lo > hi {
-		// Still a type check, as every read of the key.
-		_, err := tx.openSortedint(db, key)
-		return nil, err
-	}
+	// An empty range still type-checks the key, as every read does.
 	c, err := tx.openSortedint(db, key)
-	if err != nil || !c.Exists {
+	if err != nil || !c.Exists || lo > hi {
 		return nil, err
 	}
 	from := binary.BigEndian.AppendUint64(nil, lo)
