@@ -53,6 +53,13 @@ var commandNotes = map[string]string{
 	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries is O(removed); the removal itself is one range tombstone.",
 	"xread":           "Accepts the `+` id of Redis 7.4 (the last entry).",
 	"xinfo|stream":    "radix-tree-keys and radix-tree-nodes are estimates: entries live on disk keyed by id, in no radix tree.",
+
+	// Kvrocks's sortedint type (Redis has none).
+	"siadd":             "Kvrocks's command. Ids are plain decimal unsigned 64-bit integers (Kvrocks's strtoull also takes a sign or leading spaces).",
+	"sirange":           "Kvrocks's command. CURSOR 0, like no cursor, starts at the first member, 0 included (Kvrocks never returns a member 0 here). Exactly 4 or 6 arguments, else a syntax error (Kvrocks ignores extra words).",
+	"sirevrange":        "Kvrocks's command. CURSOR 0, like no cursor, starts at the last member; a member 0 is returned (Kvrocks never returns it here). Exactly 4 or 6 arguments, else a syntax error.",
+	"sirangebyvalue":    "Kvrocks's command. Exactly 4 or 7 arguments, else a syntax error (Kvrocks ignores extra words).",
+	"sirevrangebyvalue": "Kvrocks's command. Exactly 4 or 7 arguments, else a syntax error (Kvrocks ignores extra words).",
 }
 
 // TestCommandsDocIsCurrent checks docs/commands.md against the command

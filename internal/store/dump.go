@@ -46,6 +46,8 @@ func (tx *Tx) ReadValue(db int, key []byte) (Value, int64, bool, error) {
 		if err == nil {
 			err = v.readFieldDeadlines(tx, db, key)
 		}
+	case encoding.TypeSortedint:
+		return Value{}, 0, false, ErrNoRDBType
 	default:
 		return Value{}, 0, false, fmt.Errorf("store: no value reader for type %s", info.Type)
 	}

@@ -27,6 +27,9 @@ func (tx *Tx) Encoding(db int, key []byte) (string, bool, error) {
 		return tx.ZSetEncoding(db, key)
 	case encoding.TypeStream:
 		return StreamEncoding, true, nil
+	case encoding.TypeSortedint:
+		// Redis has no such type; Kvrocks names none either.
+		return "sortedint", true, nil
 	}
 	return "", false, fmt.Errorf("key %q: no encoding for type %s", key, m.Type)
 }
