@@ -51,6 +51,13 @@ type Config struct {
 	latencyMonitorThreshold                  atomic.Int64 // milliseconds
 	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
+	protectedMode                            atomic.Int64 // 1 for yes
+	tlsPort, tlsAuthClients                  atomic.Int64
+	tlsPreferServerCiphers                   atomic.Int64 // 1 for yes
+	tlsCertFile, tlsKeyFile, tlsKeyFilePass  atomic.Pointer[string]
+	tlsCACertFile, tlsCACertDir              atomic.Pointer[string]
+	tlsProtocols, tlsCiphers                 atomic.Pointer[string]
+	tlsCiphersuites                          atomic.Pointer[string]
 }
 
 // Default returns a configuration holding every setting's default.
@@ -433,3 +440,40 @@ func (c *Config) PidFile() string { return *c.pidFile.Load() }
 
 // PprofAddr is where Go's profiles are served, or "" for nowhere.
 func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }
+
+// ProtectedMode reports whether protected-mode is on.
+func (c *Config) ProtectedMode() bool { return c.protectedMode.Load() != 0 }
+
+// tls-auth-clients values, as TLS.AuthClients holds them.
+const (
+	TLSAuthNo = iota
+	TLSAuthYes
+	TLSAuthOptional
+)
+
+// TLS is the tls-* settings, as package tlsconf needs them.
+type TLS struct {
+	Port                             int
+	CertFile, KeyFile, KeyFilePass   string
+	CACertFile, CACertDir            string
+	AuthClients                      int // TLSAuthNo, TLSAuthYes or TLSAuthOptional
+	Protocols, Ciphers, Ciphersuites string
+	PreferServerCiphers              bool
+}
+
+// TLS returns the tls-* settings.
+func (c *Config) TLS() TLS {
+	return TLS{
+		Port:                int(c.tlsPort.Load()),
+		CertFile:            *c.tlsCertFile.Load(),
+		KeyFile:             *c.tlsKeyFile.Load(),
+		KeyFilePass:         *c.tlsKeyFilePass.Load(),
+		CACertFile:          *c.tlsCACertFile.Load(),
+		CACertDir:           *c.tlsCACertDir.Load(),
+		AuthClients:         int(c.tlsAuthClients.Load()),
+		Protocols:           *c.tlsProtocols.Load(),
+		Ciphers:             *c.tlsCiphers.Load(),
+		Ciphersuites:        *c.tlsCiphersuites.Load(),
+		PreferServerCiphers: c.tlsPreferServerCiphers.Load() != 0,
+	}
+}
