@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -496,5 +497,42 @@ func TestClientQueryBufferLimit(t *testing.T) {
 	want := "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Set 1000 = %v, want %q", err, want)
+	}
+}
+
+func TestHelpCoversEverySetting(t *testing.T) {
+	h := Help()
+	if len(h) != len(settings) {
+		t.Fatalf("Help has %d entries, the table %d", len(h), len(settings))
+	}
+	for _, e := range h {
+		if e.Meaning == "" {
+			t.Errorf("setting %s has no meaning for --help", e.Name)
+		}
+	}
+	for name := range meanings {
+		if lookup(name) == nil {
+			t.Errorf("meanings has %q, which is no setting", name)
+		}
+	}
+}
+
+func TestTLSSettings(t *testing.T) {
+	c := Default()
+	if got := c.TLS(); got.AuthClients != TLSAuthYes || got.Port != 0 || !c.ProtectedMode() {
+		t.Fatalf("defaults: %+v protected=%v", got, c.ProtectedMode())
+	}
+	err := c.ApplyArgs([]string{"--tls-port", "6380", "--tls-cert-file", "c.pem", "--tls-key-file", "k.pem",
+		"--tls-auth-clients", "optional", "--tls-protocols", "TLSv1.2 TLSv1.3", "--tls-prefer-server-ciphers", "yes", "--protected-mode", "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.TLS()
+	if got.Port != 6380 || got.CertFile != "c.pem" || got.KeyFile != "k.pem" || got.AuthClients != TLSAuthOptional ||
+		got.Protocols != "TLSv1.2 TLSv1.3" || !got.PreferServerCiphers || c.ProtectedMode() {
+		t.Fatalf("after args: %+v protected=%v", got, c.ProtectedMode())
+	}
+	if err := c.ApplyArgs([]string{"--tls-auth-clients", "maybe"}); err == nil || !strings.Contains(err.Error(), "no, yes, optional") {
+		t.Fatalf("bad tls-auth-clients: %v", err)
 	}
 }
