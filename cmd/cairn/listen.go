@@ -35,7 +35,7 @@ func listen(cfg *config.Config) ([]boundListener, error) {
 	}
 	t := cfg.TLS()
 	if cfg.Port() == 0 && t.Port == 0 {
-		return nil, errors.New("port and tls-port are both 0: nothing to listen on")
+		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
 	}
 	for _, addr := range cfg.Bind() {
 		if cfg.Port() == 0 {
