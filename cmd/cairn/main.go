@@ -4,6 +4,8 @@
 // Usage:
 //
 //	cairn [/path/to/cairn.conf] [--name value ...]
+//	cairn --help
+//	cairn --version
 //
 // The optional config file uses redis.conf syntax; command-line settings
 // follow it and win, as with redis-server.
