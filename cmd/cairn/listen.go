@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ type boundListener struct {
 // listen opens the plain port (unless port is 0, as in Redis) and the TLS
 // port (when tls-port is set) on every bind address. On error it closes
 // what it opened.
-func listen(cfg *config.Config) ([]boundListener, error) {
+func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 	var out []boundListener
 	fail := func(err error) ([]boundListener, error) {
 		for _, l := range out {
@@ -54,14 +55,42 @@ func listen(cfg *config.Config) ([]boundListener, error) {
 	if err != nil {
 		return fail(fmt.Errorf("TLS: %w", err))
 	}
+	live := tlsconf.NewLive(tc)
+	followTLS(cfg, live, log)
 	for _, addr := range cfg.Bind() {
 		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(t.Port)))
 		if err != nil {
 			return fail(fmt.Errorf("listen (tls-port): %w", err))
 		}
-		out = append(out, boundListener{ln: tlsconf.NewListener(ln, tc, tlsconf.HandshakeTimeout), addr: ln.Addr().String(), tls: true})
+		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout), addr: ln.Addr().String(), tls: true})
 	}
 	return out, nil
+}
+
+// followTLS makes CONFIG SET of the tls-* settings take effect for new
+// connections, as in Redis: the new configuration is built from all of them
+// first, and a CONFIG SET it fails on is refused with Redis's error.
+func followTLS(cfg *config.Config, live *tlsconf.Live, log *slog.Logger) {
+	cfg.CheckTLS(func(t config.TLS) string {
+		if _, err := tlsconf.Build(t); err != nil {
+			log.Warn("Failed to configure TLS", "err", err)
+			return "Unable to update TLS configuration. Check server logs."
+		}
+		return ""
+	})
+	for _, h := range config.Help() {
+		if !strings.HasPrefix(h.Name, "tls-") || !h.Live {
+			continue
+		}
+		cfg.OnChange(h.Name, func(string) {
+			tc, err := tlsconf.Build(cfg.TLS())
+			if err != nil { // vetted by CheckTLS; a file may have changed since
+				log.Warn("Failed to configure TLS", "err", err)
+				return
+			}
+			live.Set(tc)
+		})
+	}
 }
 
 // lockedError turns the engine's failure to take the data directory's lock

@@ -150,7 +150,7 @@ func run(args []string, monitorErr error) error {
 	gov.Start()
 	defer gov.Stop()
 	cfg.OnChange("procs", func(string) { gov.Fix(cfg.Procs()) })
-	lns, err := listen(cfg)
+	lns, err := listen(cfg, log)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return errors.Join(err, closeStorage(log, st, eng))

@@ -160,3 +160,36 @@ func TestTLSRedisCli(t *testing.T) {
 		t.Fatalf("redis-cli without a certificate got %q", out)
 	}
 }
+
+func TestTLSConfigSet(t *testing.T) {
+	ctx := context.Background()
+	p, port, f := startTLS(t, "yes")
+	admin := p.client(t)
+	if err := tlsClient(t, port, f, false).Ping(ctx).Err(); err == nil {
+		t.Fatal("tls-auth-clients yes let a client without a certificate in")
+	}
+	err := admin.ConfigSet(ctx, "tls-cert-file", "/nonexistent.crt").Err()
+	if err == nil || !strings.Contains(err.Error(), "Unable to update TLS configuration") {
+		t.Fatalf("CONFIG SET of a missing certificate: %v", err)
+	}
+	if err := admin.ConfigSet(ctx, "tls-auth-clients", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tlsClient(t, port, f, false).Ping(ctx).Err(); err != nil {
+		t.Fatalf("after CONFIG SET tls-auth-clients no: %v", err)
+	}
+	// New certificates, from a new CA, take effect together.
+	g, err := tlstest.Generate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", g.ServerCert, "tls-key-file", g.ServerKey, "tls-ca-cert-file", g.CACert).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tlsClient(t, port, g, false).Ping(ctx).Err(); err != nil {
+		t.Fatalf("a client trusting the new CA: %v", err)
+	}
+	if err := tlsClient(t, port, f, false).Ping(ctx).Err(); err == nil {
+		t.Fatal("a client trusting only the old CA accepted the new certificate")
+	}
+}

@@ -27,6 +27,7 @@ type Config struct {
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
 	checks  map[*setting]func(string) string
+	tlsChk  func(TLS) string
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
@@ -215,6 +216,9 @@ func (c *Config) Set(pairs [][2]string) error {
 			}
 		}
 		values[i] = v
+	}
+	if reason, at := c.checkTLS(targets, values); reason != "" {
+		return setFailed(at, reason)
 	}
 
 	type change struct {
@@ -476,4 +480,45 @@ func (c *Config) TLS() TLS {
 		Ciphersuites:        *c.tlsCiphersuites.Load(),
 		PreferServerCiphers: c.tlsPreferServerCiphers.Load() != 0,
 	}
+}
+
+// CheckTLS registers fn to vet a CONFIG SET that changes any tls-* setting:
+// fn gets the TLS settings as they would be after it, and a non-empty
+// reason refuses the whole CONFIG SET (Redis builds its new TLS context the
+// same way, from all the values at once, so that a certificate and its key
+// can change together). The same rules as Check apply.
+func (c *Config) CheckTLS(fn func(TLS) (reason string)) {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.tlsChk = fn
+}
+
+// checkTLS runs the CheckTLS hook when targets include a tls-* setting,
+// returning its reason and the first such setting's name.
+func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string) {
+	c.hooksMu.Lock()
+	fn := c.tlsChk
+	c.hooksMu.Unlock()
+	if fn == nil {
+		return "", ""
+	}
+	// The candidate is a copy of the live TLS settings with the new values.
+	cand := &Config{}
+	for _, s := range settings {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, s.load(c))
+		}
+	}
+	for i, s := range targets {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, values[i])
+			if at == "" {
+				at = s.name
+			}
+		}
+	}
+	if at == "" {
+		return "", ""
+	}
+	return fn(cand.TLS()), at
 }

@@ -536,3 +536,35 @@ func TestTLSSettings(t *testing.T) {
 		t.Fatalf("bad tls-auth-clients: %v", err)
 	}
 }
+
+func TestCheckTLS(t *testing.T) {
+	c := Default()
+	var seen []TLS
+	c.CheckTLS(func(t TLS) string {
+		seen = append(seen, t)
+		if t.CertFile == "bad.pem" {
+			return "Unable to update TLS configuration. Check server logs."
+		}
+		return ""
+	})
+	if err := c.Set([][2]string{{"timeout", "5"}}); err != nil || len(seen) != 0 {
+		t.Fatalf("a non-TLS set: err %v, check ran %d times", err, len(seen))
+	}
+	if err := c.Set([][2]string{{"tls-cert-file", "new.pem"}, {"tls-key-file", "new.key"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].CertFile != "new.pem" || seen[0].KeyFile != "new.key" || seen[0].AuthClients != TLSAuthYes {
+		t.Fatalf("the check saw %+v", seen)
+	}
+	err := c.Set([][2]string{{"tls-auth-clients", "no"}, {"tls-cert-file", "bad.pem"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'tls-auth-clients') - Unable to update TLS configuration. Check server logs."
+	if err == nil || err.Error() != want {
+		t.Fatalf("refused set: %v, want %q", err, want)
+	}
+	if got := c.TLS(); got.CertFile != "new.pem" || got.AuthClients != TLSAuthYes {
+		t.Fatalf("a refused CONFIG SET changed the settings: %+v", got)
+	}
+	if err := c.Set([][2]string{{"tls-port", "7000"}}); err == nil {
+		t.Fatal("tls-port changed at run time")
+	}
+}

@@ -361,38 +361,39 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.timeout },
 	},
 	{
-		// TLS (package tlsconf). The files are read once at start; unlike
-		// Redis, Cairn does not reload them on CONFIG SET.
-		name: "tls-auth-clients", kind: kindEnum,
+		// TLS (package tlsconf). CONFIG SET of any of these builds the
+		// whole TLS configuration anew (see CheckTLS); only tls-port is
+		// fixed at start.
+		name: "tls-auth-clients", kind: kindEnum, mutable: true,
 		enum: tlsAuthClientsNames, def: value{n: TLSAuthYes},
 		num: func(c *Config) *atomic.Int64 { return &c.tlsAuthClients },
 	},
 	{
-		name: "tls-ca-cert-dir", kind: kindString,
+		name: "tls-ca-cert-dir", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertDir },
 	},
 	{
-		name: "tls-ca-cert-file", kind: kindString,
+		name: "tls-ca-cert-file", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertFile },
 	},
 	{
-		name: "tls-cert-file", kind: kindString,
+		name: "tls-cert-file", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCertFile },
 	},
 	{
-		name: "tls-ciphers", kind: kindString,
+		name: "tls-ciphers", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphers },
 	},
 	{
-		name: "tls-ciphersuites", kind: kindString,
+		name: "tls-ciphersuites", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphersuites },
 	},
 	{
-		name: "tls-key-file", kind: kindString,
+		name: "tls-key-file", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFile },
 	},
 	{
-		name: "tls-key-file-pass", kind: kindString,
+		name: "tls-key-file-pass", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFilePass },
 	},
 	{
@@ -401,11 +402,11 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.tlsPort },
 	},
 	{
-		name: "tls-prefer-server-ciphers", kind: kindBool,
+		name: "tls-prefer-server-ciphers", kind: kindBool, mutable: true,
 		num: func(c *Config) *atomic.Int64 { return &c.tlsPreferServerCiphers },
 	},
 	{
-		name: "tls-protocols", kind: kindString,
+		name: "tls-protocols", kind: kindString, mutable: true,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsProtocols },
 	},
 	{

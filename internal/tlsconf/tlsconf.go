@@ -259,16 +259,35 @@ func contains(list []string, s string) bool {
 // in time (a slowloris) is closed.
 const HandshakeTimeout = 10 * time.Second
 
-// NewListener wraps ln so that the connections it accepts speak TLS. Accept
-// returns at once; each connection handshakes on its first read or write,
-// in the goroutine that serves it, within timeout.
-func NewListener(ln net.Listener, cfg *tls.Config, timeout time.Duration) net.Listener {
-	return &listener{Listener: ln, cfg: cfg, timeout: timeout}
+// Live holds the TLS configuration that new connections get; a CONFIG SET
+// of a tls-* setting replaces it, and connections already open keep theirs.
+// The zero value holds none; it is safe for concurrent use.
+type Live struct{ cur atomic.Pointer[tls.Config] }
+
+// NewLive returns a Live holding cfg.
+func NewLive(cfg *tls.Config) *Live {
+	l := &Live{}
+	l.Set(cfg)
+	return l
+}
+
+// Get returns the current configuration.
+func (l *Live) Get() *tls.Config { return l.cur.Load() }
+
+// Set replaces the configuration for connections accepted from now on.
+func (l *Live) Set(cfg *tls.Config) { l.cur.Store(cfg) }
+
+// NewListener wraps ln so that the connections it accepts speak TLS with
+// live's configuration at the time. Accept returns at once; each connection
+// handshakes on its first read or write, in the goroutine that serves it,
+// within timeout.
+func NewListener(ln net.Listener, live *Live, timeout time.Duration) net.Listener {
+	return &listener{Listener: ln, live: live, timeout: timeout}
 }
 
 type listener struct {
 	net.Listener
-	cfg     *tls.Config
+	live    *Live
 	timeout time.Duration
 }
 
@@ -277,7 +296,7 @@ func (l *listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Conn: tls.Server(nc, l.cfg), timeout: l.timeout}, nil
+	return &Conn{Conn: tls.Server(nc, l.live.Get()), timeout: l.timeout}, nil
 }
 
 // Conn is a server-side TLS connection whose handshake runs, bounded by a

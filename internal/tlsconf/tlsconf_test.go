@@ -135,7 +135,7 @@ func TestListenerSlowHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := NewListener(raw, cfg, 300*time.Millisecond)
+	ln := NewListener(raw, NewLive(cfg), 300*time.Millisecond)
 	defer ln.Close()
 	go func() {
 		for {
