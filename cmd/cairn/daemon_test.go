@@ -126,7 +126,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--help: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Usage: cairn", "--port <int>  (default 6379)", "--tls-auth-clients <no|yes|optional>  (default yes)",
+	for _, want := range []string{"Usage: cairn", "--port <int>  (default 6379)", "--tls-auth-clients <no|yes|optional>  (default yes, live)", "--dir <string>  (default ./cairn-data)", "--tls-port <int>  (default 0)\n",
 		"--protected-mode <yes|no>  (default yes, live)", "--requirepass <string>  (default \"\", live)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help lacks %q:\n%s", want, out)

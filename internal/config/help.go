@@ -32,8 +32,8 @@ func Help() []SettingHelp {
 			kind = "string"
 		}
 		def := s.format(s.def)
-		if s.kind == kindString && s.show == nil {
-			def = s.def.s
+		if s.kind == kindString {
+			def = s.def.s // as written: dir's is relative to where Cairn starts
 		}
 		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable, Meaning: meanings[s.name]})
 	}
