@@ -62,7 +62,7 @@ func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 		if err != nil {
 			return fail(fmt.Errorf("listen (tls-port): %w", err))
 		}
-		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout), addr: ln.Addr().String(), tls: true})
+		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -280,15 +281,17 @@ func (l *Live) Set(cfg *tls.Config) { l.cur.Store(cfg) }
 // NewListener wraps ln so that the connections it accepts speak TLS with
 // live's configuration at the time. Accept returns at once; each connection
 // handshakes on its first read or write, in the goroutine that serves it,
-// within timeout.
-func NewListener(ln net.Listener, live *Live, timeout time.Duration) net.Listener {
-	return &listener{Listener: ln, live: live, timeout: timeout}
+// within timeout. A failed handshake is logged to log (if not nil) with
+// Redis's line.
+func NewListener(ln net.Listener, live *Live, timeout time.Duration, log *slog.Logger) net.Listener {
+	return &listener{Listener: ln, live: live, timeout: timeout, log: log}
 }
 
 type listener struct {
 	net.Listener
 	live    *Live
 	timeout time.Duration
+	log     *slog.Logger
 }
 
 func (l *listener) Accept() (net.Conn, error) {
@@ -296,7 +299,7 @@ func (l *listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Conn: tls.Server(nc, l.live.Get()), timeout: l.timeout}, nil
+	return &Conn{Conn: tls.Server(nc, l.live.Get()), timeout: l.timeout, log: l.log}, nil
 }
 
 // Conn is a server-side TLS connection whose handshake runs, bounded by a
@@ -304,6 +307,7 @@ func (l *listener) Accept() (net.Conn, error) {
 type Conn struct {
 	*tls.Conn
 	timeout time.Duration
+	log     *slog.Logger
 	done    atomic.Bool
 }
 
@@ -317,6 +321,9 @@ func (c *Conn) handshake() error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	if err := c.Conn.HandshakeContext(ctx); err != nil {
+		if c.log != nil {
+			c.log.Warn(fmt.Sprintf("Error accepting a client connection: %v (addr=%s laddr=%s)", err, c.RemoteAddr(), c.LocalAddr()))
+		}
 		return err
 	}
 	c.done.Store(true)

@@ -6,10 +6,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,7 +137,8 @@ func TestListenerSlowHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := NewListener(raw, NewLive(cfg), 300*time.Millisecond)
+	var logged lockedBuf
+	ln := NewListener(raw, NewLive(cfg), 300*time.Millisecond, slog.New(slog.NewTextHandler(&logged, nil)))
 	defer ln.Close()
 	go func() {
 		for {
@@ -189,4 +192,24 @@ func TestListenerSlowHandshake(t *testing.T) {
 	if strings.Contains(string(got), "PONG") {
 		t.Fatalf("a plain client got %q", got)
 	}
+	if n := strings.Count(logged.String(), "Error accepting a client connection"); n != 2 {
+		t.Fatalf("%d failed handshakes logged, want 2:\n%s", n, logged.String())
+	}
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
