@@ -213,3 +213,61 @@ func (l *lockedBuf) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestExpiredClientCert checks that a client certificate past its date is
+// refused when tls-auth-clients asks for one, while a valid one is taken.
+func TestExpiredClientCert(t *testing.T) {
+	f, cfgIn := certs(t)
+	cfg, err := Build(cfgIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	expCert, expKey := filepath.Join(dir, "exp.crt"), filepath.Join(dir, "exp.key")
+	if err := f.Issue(9, "expired", x509.ExtKeyUsageClientAuth, time.Now().Add(-time.Hour), expCert, expKey); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := NewListener(raw, NewLive(cfg), 2*time.Second, nil)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = io.Copy(c, c)
+			}()
+		}
+	}()
+	pool := x509.NewCertPool()
+	pool.AddCert(f.CA)
+	try := func(certFile, keyFile string) error {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := tls.Dial("tcp", raw.Addr().String(), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{cert}})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte("x")); err != nil {
+			return err
+		}
+		_, err = io.ReadFull(c, make([]byte, 1))
+		return err
+	}
+	if err := try(expCert, expKey); err == nil {
+		t.Fatal("an expired client certificate was accepted")
+	}
+	if err := try(f.ClientCert, f.ClientKey); err != nil {
+		t.Fatalf("a valid client certificate: %v", err)
+	}
+}
