@@ -193,3 +193,25 @@ func TestTLSConfigSet(t *testing.T) {
 		t.Fatal("a client trusting only the old CA accepted the new certificate")
 	}
 }
+
+// TestTLSOnly checks port 0 with a tls-port: only the TLS port listens.
+func TestTLSOnly(t *testing.T) {
+	bin := buildCairn(t)
+	f, err := tlstest.Generate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsPort := freePort(t)
+	p := startCairn(t, bin, false, tlsPort, "--dir", t.TempDir(), "--port", "0", "--tls-port", strconv.Itoa(tlsPort),
+		"--tls-cert-file", f.ServerCert, "--tls-key-file", f.ServerKey, "--tls-auth-clients", "no")
+	if strings.Contains(p.out.String(), "tls=false") {
+		t.Fatalf("a plain port was opened:\n%s", p.out)
+	}
+	if err := tlsClient(t, tlsPort, f, false).Ping(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "--dir", t.TempDir(), "--port", "0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "configured to not listen anywhere") {
+		t.Fatalf("port 0 without tls-port: %v\n%s", err, out)
+	}
+}
