@@ -4,6 +4,8 @@
 // Usage:
 //
 //	cairn [/path/to/cairn.conf] [--name value ...]
+//	cairn --help
+//	cairn --version
 //
 // The optional config file uses redis.conf syntax; command-line settings
 // follow it and win, as with redis-server.
@@ -46,6 +48,16 @@ func main() {
 }
 
 func run(args []string, monitorErr error) error {
+	for _, a := range args {
+		switch a {
+		case "--version", "-v":
+			fmt.Printf("Cairn v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
+			return nil
+		case "--help", "-h":
+			printHelp(os.Stdout)
+			return nil
+		}
+	}
 	cfg := config.Default()
 	var configFile string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -54,10 +66,6 @@ func run(args []string, monitorErr error) error {
 			return err
 		}
 		args = args[1:]
-	}
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
-		fmt.Printf("Cairn v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
-		return nil
 	}
 	if err := cfg.ApplyArgs(args); err != nil {
 		return err
@@ -99,7 +107,7 @@ func run(args []string, monitorErr error) error {
 	}
 	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
 	if err != nil {
-		return err
+		return lockedError(cfg.Dir(), err)
 	}
 	mode, err := store.ParseSyncMode(cfg.AppendFsync())
 	if err != nil {
@@ -148,15 +156,15 @@ func run(args []string, monitorErr error) error {
 	gov.Start()
 	defer gov.Stop()
 	cfg.OnChange("procs", func(string) { gov.Fix(cfg.Procs()) })
-	serveErr := make(chan error, len(cfg.Bind()))
-	for _, addr := range cfg.Bind() {
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
-		if err != nil {
-			_ = srv.Shutdown(context.Background())
-			return errors.Join(fmt.Errorf("listen: %w", err), closeStorage(log, st, eng))
-		}
-		log.Info("ready to accept connections", "addr", ln.Addr().String(), "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
-		go func() { serveErr <- srv.Serve(ln) }()
+	lns, err := listen(cfg, log)
+	if err != nil {
+		_ = srv.Shutdown(context.Background())
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
+	serveErr := make(chan error, len(lns))
+	for _, l := range lns {
+		log.Info("ready to accept connections", "addr", l.addr, "tls", l.tls, "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
+		go func() { serveErr <- srv.Serve(l.ln) }()
 	}
 
 	sigs := make(chan os.Signal, 1)

@@ -27,6 +27,7 @@ type Config struct {
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
 	checks  map[*setting]func(string) string
+	tlsChk  func(TLS) string
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
@@ -52,6 +53,13 @@ type Config struct {
 	latencyMonitorThreshold                  atomic.Int64 // milliseconds
 	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
+	protectedMode                            atomic.Int64 // 1 for yes
+	tlsPort, tlsAuthClients                  atomic.Int64
+	tlsPreferServerCiphers                   atomic.Int64 // 1 for yes
+	tlsCertFile, tlsKeyFile, tlsKeyFilePass  atomic.Pointer[string]
+	tlsCACertFile, tlsCACertDir              atomic.Pointer[string]
+	tlsProtocols, tlsCiphers                 atomic.Pointer[string]
+	tlsCiphersuites                          atomic.Pointer[string]
 }
 
 // Default returns a configuration holding every setting's default.
@@ -209,6 +217,9 @@ func (c *Config) Set(pairs [][2]string) error {
 			}
 		}
 		values[i] = v
+	}
+	if reason, at := c.checkTLS(targets, values); reason != "" {
+		return setFailed(at, reason)
 	}
 
 	type change struct {
@@ -440,3 +451,81 @@ func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }
 
 // MetricsAddr is where Prometheus metrics are served, or "" for nowhere.
 func (c *Config) MetricsAddr() string { return *c.metricsAddr.Load() }
+
+// ProtectedMode reports whether protected-mode is on.
+func (c *Config) ProtectedMode() bool { return c.protectedMode.Load() != 0 }
+
+// tls-auth-clients values, as TLS.AuthClients holds them.
+const (
+	TLSAuthNo = iota
+	TLSAuthYes
+	TLSAuthOptional
+)
+
+// TLS is the tls-* settings, as package tlsconf needs them.
+type TLS struct {
+	Port                             int
+	CertFile, KeyFile, KeyFilePass   string
+	CACertFile, CACertDir            string
+	AuthClients                      int // TLSAuthNo, TLSAuthYes or TLSAuthOptional
+	Protocols, Ciphers, Ciphersuites string
+	PreferServerCiphers              bool
+}
+
+// TLS returns the tls-* settings.
+func (c *Config) TLS() TLS {
+	return TLS{
+		Port:                int(c.tlsPort.Load()),
+		CertFile:            *c.tlsCertFile.Load(),
+		KeyFile:             *c.tlsKeyFile.Load(),
+		KeyFilePass:         *c.tlsKeyFilePass.Load(),
+		CACertFile:          *c.tlsCACertFile.Load(),
+		CACertDir:           *c.tlsCACertDir.Load(),
+		AuthClients:         int(c.tlsAuthClients.Load()),
+		Protocols:           *c.tlsProtocols.Load(),
+		Ciphers:             *c.tlsCiphers.Load(),
+		Ciphersuites:        *c.tlsCiphersuites.Load(),
+		PreferServerCiphers: c.tlsPreferServerCiphers.Load() != 0,
+	}
+}
+
+// CheckTLS registers fn to vet a CONFIG SET that changes any tls-* setting:
+// fn gets the TLS settings as they would be after it, and a non-empty
+// reason refuses the whole CONFIG SET (Redis builds its new TLS context the
+// same way, from all the values at once, so that a certificate and its key
+// can change together). The same rules as Check apply.
+func (c *Config) CheckTLS(fn func(TLS) (reason string)) {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.tlsChk = fn
+}
+
+// checkTLS runs the CheckTLS hook when targets include a tls-* setting,
+// returning its reason and the first such setting's name.
+func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string) {
+	c.hooksMu.Lock()
+	fn := c.tlsChk
+	c.hooksMu.Unlock()
+	if fn == nil {
+		return "", ""
+	}
+	// The candidate is a copy of the live TLS settings with the new values.
+	cand := &Config{}
+	for _, s := range settings {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, s.load(c))
+		}
+	}
+	for i, s := range targets {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, values[i])
+			if at == "" {
+				at = s.name
+			}
+		}
+	}
+	if at == "" {
+		return "", ""
+	}
+	return fn(cand.TLS()), at
+}

@@ -81,6 +81,8 @@ var (
 	// Cairn's write-ahead log is always on: appendonly can only be yes.
 	appendOnlyNames = []string{"yes"}
 	logLevelNames   = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	// Redis's tls_auth_clients_enum, in its order.
+	tlsAuthClientsNames = []string{"no", "yes", "optional"}
 )
 
 // Indexes into appendFsyncNames and logLevelNames.
@@ -299,6 +301,13 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.procs },
 	},
 	{
+		// Refuse clients from non-loopback addresses while no password is
+		// set and the server listens beyond loopback, as Redis does.
+		name: "protected-mode", kind: kindBool, mutable: true,
+		def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.protectedMode },
+	},
+	{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
@@ -369,6 +378,55 @@ var settings = []*setting{
 		name: "timeout", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, def: value{n: 0},
 		num: func(c *Config) *atomic.Int64 { return &c.timeout },
+	},
+	{
+		// TLS (package tlsconf). CONFIG SET of any of these builds the
+		// whole TLS configuration anew (see CheckTLS); only tls-port is
+		// fixed at start.
+		name: "tls-auth-clients", kind: kindEnum, mutable: true,
+		enum: tlsAuthClientsNames, def: value{n: TLSAuthYes},
+		num: func(c *Config) *atomic.Int64 { return &c.tlsAuthClients },
+	},
+	{
+		name: "tls-ca-cert-dir", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertDir },
+	},
+	{
+		name: "tls-ca-cert-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertFile },
+	},
+	{
+		name: "tls-cert-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCertFile },
+	},
+	{
+		name: "tls-ciphers", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphers },
+	},
+	{
+		name: "tls-ciphersuites", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphersuites },
+	},
+	{
+		name: "tls-key-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFile },
+	},
+	{
+		name: "tls-key-file-pass", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFilePass },
+	},
+	{
+		name: "tls-port", kind: kindInt,
+		min: 0, max: 65535, def: value{n: 0},
+		num: func(c *Config) *atomic.Int64 { return &c.tlsPort },
+	},
+	{
+		name: "tls-prefer-server-ciphers", kind: kindBool, mutable: true,
+		num: func(c *Config) *atomic.Int64 { return &c.tlsPreferServerCiphers },
+	},
+	{
+		name: "tls-protocols", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsProtocols },
 	},
 	{
 		// The most keys CLIENT TRACKING remembers; past it, random keys

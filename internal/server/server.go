@@ -244,8 +244,13 @@ func (s *Server) accept(nc net.Conn) {
 	if len(s.clients) >= s.cfg.MaxClients() {
 		s.mu.Unlock()
 		s.stats.rejected.Add(1)
-		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
-		_ = nc.Close()
+		go refuse(nc, "-ERR max number of clients reached\r\n")
+		return
+	}
+	if protectedDenied(s.cfg.ProtectedMode(), s.cfg.RequirePass(), nc.RemoteAddr()) {
+		s.mu.Unlock()
+		s.stats.rejected.Add(1)
+		go refuse(nc, deniedProtected)
 		return
 	}
 	c := newClient(s, nc)
