@@ -28,8 +28,8 @@ func saveCommands() []cmdEntry {
 // saveState is what INFO persistence reports of SAVE and BGSAVE.
 type saveState struct {
 	mu         sync.Mutex
-	inProgress bool // a BGSAVE runs
-	scheduled  bool // BGSAVE SCHEDULE asked for another one after it
+	inProgress bool  // a BGSAVE runs
+	scheduled  bool  // BGSAVE SCHEDULE asked for another one after it
 	failed     bool  // the last save failed
 	lastTime   int64 // Unix seconds of the last successful save, 0 for none
 	lastStart  time.Time
