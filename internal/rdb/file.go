@@ -585,12 +585,16 @@ func (s *source) file(h *Handler) error {
 				return s.fail(start, "EXPIRETIME_MS", err)
 			}
 			expire = int64(binary.LittleEndian.Uint64(p))
+			if expire < 0 {
+				// Before 1970, as Redis reads it: long past.
+				expire = 0
+			}
 		case opExpireTime:
 			p, err := s.small(4)
 			if err != nil {
 				return s.fail(start, "EXPIRETIME", err)
 			}
-			expire = int64(int32(binary.LittleEndian.Uint32(p))) * 1000
+			expire = max(int64(int32(binary.LittleEndian.Uint32(p)))*1000, 0)
 		case opIdle:
 			if _, err := s.len(); err != nil {
 				return s.fail(start, "IDLE", err)

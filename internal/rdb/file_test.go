@@ -382,3 +382,22 @@ func TestFileWriterRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A deadline before 1970 reads as long past, never as "no deadline".
+func TestReadFileNegativeDeadline(t *testing.T) {
+	for _, op := range [][]byte{
+		{opExpireTimeMS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+		{opExpireTime, 0xff, 0xff, 0xff, 0xff},
+	} {
+		body := append([]byte("REDIS0010"), op...)
+		body = append(body, TypeString, 1, 'k', 1, 'v', opEOF)
+		body = binary.LittleEndian.AppendUint64(body, CRC64(0, body))
+		c, err := readAll(t, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := c.keys["0/k"]; e.ExpireMs != 0 {
+			t.Fatalf("opcode %d: deadline %d", op[0], e.ExpireMs)
+		}
+	}
+}
