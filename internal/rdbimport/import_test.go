@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/store"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
