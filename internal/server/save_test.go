@@ -202,3 +202,33 @@ func startRedisOnFile(t *testing.T, dir, name string) *redistest.Conn {
 	}
 	return startRedisOn(t, other)
 }
+
+// While a BGSAVE runs, SAVE and BGSAVE are refused as Redis refuses them,
+// and BGSAVE SCHEDULE queues one more.
+func TestBgsaveInProgress(t *testing.T) {
+	ts := startServer(t, "dir", t.TempDir())
+	c := redistest.Dial(t, ts.addr)
+	s := &ts.srv.saves
+	s.mu.Lock()
+	s.inProgress = true
+	s.lastStart = time.Now()
+	s.mu.Unlock()
+	for _, cmd := range [][]any{{"SAVE"}, {"BGSAVE"}} {
+		if _, err := c.Do(cmd...); err == nil || !strings.Contains(err.Error(), "ERR Background save already in progress") {
+			t.Fatalf("%v during a BGSAVE: %v", cmd, err)
+		}
+	}
+	if v := mustDo(t, c, "BGSAVE", "schedule"); string(v.([]byte)) != "Background saving scheduled" {
+		t.Fatalf("BGSAVE SCHEDULE = %q", v)
+	}
+	if info := string(mustDo(t, c, "INFO", "persistence").([]byte)); !strings.Contains(info, "rdb_bgsave_in_progress:1") {
+		t.Fatalf("INFO persistence:\n%s", info)
+	}
+	s.mu.Lock()
+	scheduled := s.scheduled
+	s.inProgress, s.scheduled = false, false
+	s.mu.Unlock()
+	if !scheduled {
+		t.Fatal("BGSAVE SCHEDULE scheduled nothing")
+	}
+}
