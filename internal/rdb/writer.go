@@ -18,6 +18,7 @@ type FileWriter struct {
 	w   *bufio.Writer
 	crc uint64
 	buf []byte
+	val []byte
 	err error
 }
 
@@ -69,15 +70,17 @@ func (fw *FileWriter) Key(key []byte, o Object, expireMs int64) error {
 	}
 	o.FieldDeadlines = nil
 	// AppendValue's payload is the type byte and the value, then the
-	// DUMP trailer, which a file does not have: the key goes between.
-	start := len(b)
-	b = AppendValue(b, o)
-	b = b[:len(b)-10]
-	typ := b[start]
-	value := append([]byte(nil), b[start+1:]...)
-	b = AppendString(append(b[:start], typ), key)
-	fw.buf = append(b, value...)
+	// DUMP trailer, which a file does not have; the key goes between the
+	// type and the value.
+	fw.val = AppendValue(fw.val[:0], o)
+	val := fw.val[:len(fw.val)-10]
+	b = AppendString(append(b, val[0]), key)
+	fw.buf = append(b, val[1:]...)
 	fw.write(fw.buf)
+	if cap(fw.buf) > 4<<20 {
+		// A large value's buffers are not kept for the small ones.
+		fw.buf, fw.val = nil, nil
+	}
 	return fw.err
 }
 
