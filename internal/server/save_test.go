@@ -98,6 +98,12 @@ func TestSaveLoadsInRedis(t *testing.T) {
 		t.Fatalf("SAVE = %q", v)
 	}
 
+	if check, err := exec.LookPath("redis-check-rdb"); err == nil {
+		out, err := exec.Command(check, filepath.Join(dir, "dump.rdb")).CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("RDB looks OK")) {
+			t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+		}
+	}
 	r := startRedisOn(t, dir)
 	compared := 0
 	for _, db := range []int{0, 7} {
