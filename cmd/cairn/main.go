@@ -6,6 +6,10 @@
 //	cairn [/path/to/cairn.conf] [--name value ...]
 //	cairn --help
 //	cairn --version
+//	cairn import dump.rdb [/path/to/cairn.conf] [--name value ...]
+//
+// The import subcommand loads a Redis RDB file into the data directory the
+// settings name (dir, databases, ...), with the server stopped, and exits.
 //
 // The optional config file uses redis.conf syntax; command-line settings
 // follow it and win, as with redis-server.
@@ -48,6 +52,9 @@ func main() {
 }
 
 func run(args []string, monitorErr error) error {
+	if len(args) > 0 && args[0] == "import" {
+		return runImport(args[1:], os.Stderr)
+	}
 	for _, a := range args {
 		switch a {
 		case "--version", "-v":
@@ -102,29 +109,9 @@ func run(args []string, monitorErr error) error {
 		defer os.Remove(pf)
 	}
 
-	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
-	}
-	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
+	eng, st, err := openStorage(cfg, log)
 	if err != nil {
 		return lockedError(cfg.Dir(), err)
-	}
-	mode, err := store.ParseSyncMode(cfg.AppendFsync())
-	if err != nil {
-		_ = eng.Close()
-		return err
-	}
-	st, err := store.Open(eng, store.Options{
-		Databases:        cfg.Databases(),
-		Sync:             mode,
-		Logger:           log,
-		ReapInterval:     time.Second / time.Duration(cfg.Hz()),
-		KeyCacheSize:     cfg.KeyCacheSize(),
-		MemberFilterSize: cfg.MemberFilterSize(),
-	})
-	if err != nil {
-		_ = eng.Close()
-		return err
 	}
 	cfg.OnChange("appendfsync", func(v string) {
 		if m, err := store.ParseSyncMode(v); err == nil {
@@ -195,6 +182,35 @@ func run(args []string, monitorErr error) error {
 	}
 	log.Info("cairn is now ready to exit, bye bye")
 	return nil
+}
+
+// openStorage opens the data directory's engine and the store on it.
+func openStorage(cfg *config.Config, log *slog.Logger) (*engine.Pebble, *store.Store, error) {
+	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create data dir: %w", err)
+	}
+	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := store.ParseSyncMode(cfg.AppendFsync())
+	if err != nil {
+		_ = eng.Close()
+		return nil, nil, err
+	}
+	st, err := store.Open(eng, store.Options{
+		Databases:        cfg.Databases(),
+		Sync:             mode,
+		Logger:           log,
+		ReapInterval:     time.Second / time.Duration(cfg.Hz()),
+		KeyCacheSize:     cfg.KeyCacheSize(),
+		MemberFilterSize: cfg.MemberFilterSize(),
+	})
+	if err != nil {
+		_ = eng.Close()
+		return nil, nil, err
+	}
+	return eng, st, nil
 }
 
 // closeStorage stops the store's background work, makes every write durable

@@ -34,6 +34,7 @@ type Config struct {
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	notifyEvents                       atomic.Pointer[string]
 	pprofAddr, metricsAddr, save       atomic.Pointer[string]
+	dbFilename                         atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
@@ -316,6 +317,9 @@ func (c *Config) Port() int { return int(c.port.Load()) }
 
 // Dir returns the data directory, as written.
 func (c *Config) Dir() string { return *c.dir.Load() }
+
+// DBFilename returns the name of the RDB file SAVE and BGSAVE write in Dir.
+func (c *Config) DBFilename() string { return *c.dbFilename.Load() }
 
 // Databases returns the number of databases SELECT can reach.
 func (c *Config) Databases() int { return int(c.databases.Load()) }

@@ -35,6 +35,7 @@ func TestGet(t *testing.T) {
 		{"client-query-buffer-limit", "1073741824"},
 		{"databases", "16"},
 		{"dir", absDir},
+		{"dbfilename", "dump.rdb"},
 		{"hash-max-listpack-entries", "512"},
 		{"hash-max-ziplist-entries", "512"},
 		{"hash-max-listpack-value", "64"},

@@ -50,6 +50,7 @@ var meanings = map[string]string{
 	"cache-size":                        "Pebble's block cache",
 	"client-output-buffer-limit":        "per class (normal, slave, pubsub): hard limit, soft limit, soft seconds of unsent replies",
 	"client-query-buffer-limit":         "the most memory one client's unfinished request may hold",
+	"dbfilename":                        "the RDB file SAVE and BGSAVE write in dir",
 	"databases":                         "number of databases for SELECT",
 	"dir":                               "the data directory (Pebble's files)",
 	"hash-max-listpack-entries":         "the largest hash (fields) OBJECT ENCODING reports as listpack",

@@ -176,6 +176,18 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.dir },
 	},
 	{
+		// The RDB file SAVE and BGSAVE write in dir.
+		name: "dbfilename", kind: kindString,
+		def: value{s: "dump.rdb"},
+		check: func(s string) string {
+			if s == "" || strings.ContainsRune(s, '/') {
+				return "dbfilename can't be a path, just a filename"
+			}
+			return ""
+		},
+		str: func(c *Config) *atomic.Pointer[string] { return &c.dbFilename },
+	},
+	{
 		// The encoding limits below decide what OBJECT ENCODING reports for
 		// a collection, which ones HSCAN, SSCAN and ZSCAN return whole in
 		// one call, and whether a sorted set keeps a score's -0, as they do

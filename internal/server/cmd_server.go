@@ -523,7 +523,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		if e := s.st.Stats().LastSyncError.Load(); e != nil {
 			lastSync = "err"
 		}
-		return [][2]string{
+		return append([][2]string{
 			{"loading", "0"},
 			{"appendfsync", s.cfg.AppendFsync()},
 			{"rdb_last_save_time", itoa(s.st.Stats().LastDurable.Load())},
@@ -531,7 +531,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"aof_last_write_status", lastSync},
 			{"commits", itoa(s.st.Stats().Commits.Load())},
 			{"commit_errors", itoa(s.st.Stats().CommitErrors.Load())},
-		}
+		}, s.persistenceInfo()...)
 	case "stats":
 		st := s.st.Stats()
 		channels, patterns, shard := s.ps.hub.Stats()

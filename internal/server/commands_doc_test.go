@@ -34,6 +34,8 @@ var commandNotes = map[string]string{
 	"flushdb":         "ASYNC and SYNC are both instant (range tombstones).",
 	"flushall":        "ASYNC and SYNC are both instant (range tombstones).",
 	"shutdown":        "NOSAVE/SAVE/NOW/FORCE all mean a clean close: every acknowledged write is already in the log.",
+	"save":            "Writes an RDB file of version 10 (Redis 7.0 loads it) from one consistent view; hash field deadlines have no form in it and are left out. Other clients are served meanwhile.",
+	"bgsave":          "As SAVE, in the background; SCHEDULE queues one more after a running BGSAVE.",
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",

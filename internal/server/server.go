@@ -62,6 +62,8 @@ type Server struct {
 	ps pubsubState
 	// diag is SLOWLOG, MONITOR and the latency monitor (diag.go).
 	diag diagState
+	// saves is SAVE and BGSAVE's state (cmd_save.go).
+	saves saveState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -134,7 +136,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
