@@ -60,6 +60,7 @@ var flows = []flow{
 	{name: "py_lock", lang: "python", script: "py_lock.py", deps: []string{"redis"}, needs: []string{"scripting"}},
 	{name: "py_pubsub", lang: "python", script: "py_pubsub.py", deps: []string{"redis"}, needs: []string{"pubsub"}},
 	{name: "py_script", lang: "python", script: "py_script.py", deps: []string{"redis"}, needs: []string{"scripting"}},
+	{name: "py_stream_workers", lang: "python", script: "py_stream_workers.py", deps: []string{"redis"}, needs: []string{"streams"}},
 	{name: "rq_worker", lang: "python", script: "rq_worker.py", deps: []string{"redis", "rq"}, needs: []string{"multi", "scripting", "pubsub", "streams"}, limit: 100 * time.Second},
 	{name: "celery_task", lang: "python", script: "celery_task.py", deps: []string{"redis", "celery"}, needs: []string{"multi", "scripting", "pubsub"}, limit: 130 * time.Second},
 	{name: "node_basic", lang: "node", script: "node_basic.mjs", deps: []string{"redis", "ioredis"}},
@@ -72,6 +73,7 @@ var flows = []flow{
 	{name: "go_watch", lang: "go", run: goWatch, needs: []string{"multi"}},
 	{name: "go_pubsub", lang: "go", run: goPubSub, needs: []string{"pubsub"}},
 	{name: "go_script", lang: "go", run: goScript, needs: []string{"scripting"}},
+	{name: "go_stream_workers", lang: "go", run: goStreamWorkers, needs: []string{"streams"}},
 	{name: "rueidis_nocache", lang: "go", run: rueidisNoCache, probes: []string{"cluster|slots"}},
 	{name: "rueidis_cache", lang: "go", run: rueidisCache, needs: []string{"tracking", "multi", "client|caching"}, probes: []string{"cluster|slots"}},
 }

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,4 +399,267 @@ func rueidisCache(ctx context.Context, t *testing.T, addr string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// goStreamWorkers is a consumer-group job queue as go-redis users write
+// it: a producer goroutine XADDs jobs while three worker goroutines read
+// them with XREADGROUP > (COUNT, a short BLOCK) and XACK each. Before they
+// start, a consumer reads a few entries and "crashes" without acknowledging
+// them; one of them is taken over by id with XCLAIM, the rest, once idle
+// long enough (XPENDING's extended form with IDLE and a consumer filter
+// shows them), by XAUTOCLAIM. Every job must be processed exactly once, the
+// group must end with nothing pending and no lag, and XTRIM MINID then
+// drops exactly the entries below the id it is given.
+func goStreamWorkers(ctx context.Context, t *testing.T, addr string) {
+	const (
+		stream, group     = "gsw:jobs", "workers"
+		n, first, crashed = 300, 20, 7
+		minIdle           = 50 * time.Millisecond
+	)
+	workers := []string{"w0", "w1", "w2"}
+	rdb := goClient(t, addr, 3)
+	if err := rdb.XGroupCreateMkStream(ctx, stream, group, "$").Err(); err != nil {
+		t.Fatalf("XGROUP CREATE MKSTREAM: %v", err)
+	}
+	if err := rdb.XGroupCreate(ctx, stream, group, "$").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		t.Fatalf("XGROUP CREATE of an existing group: got %v, want BUSYGROUP", err)
+	}
+
+	var mu sync.Mutex
+	var produced []string
+	type done struct{ consumer, id, job string }
+	var processed []done
+	add := func(c *redis.Client, i int) error {
+		id, err := c.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"job", strconv.Itoa(i)}}).Result()
+		if err != nil {
+			return fmt.Errorf("XADD job %d: %w", i, err)
+		}
+		mu.Lock()
+		produced = append(produced, id)
+		mu.Unlock()
+		return nil
+	}
+	// The first jobs go in before any consumer runs, so the crashing
+	// consumer has entries to take.
+	for i := range first {
+		if err := add(rdb, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crash, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: "crash", Streams: []string{stream, ">"}, Count: crashed, Block: -1}).Result()
+	if err != nil {
+		t.Fatalf("XREADGROUP of the crashing consumer: %v", err)
+	}
+	equal(t, "streams in the crashing consumer's read", len(crash), 1)
+	var crashedIDs []string
+	for _, m := range crash[0].Messages {
+		crashedIDs = append(crashedIDs, m.ID)
+	}
+	equal(t, "entries the crashing consumer took", crashedIDs, produced[:crashed])
+
+	// Nothing of the crashed consumer has been idle for an hour.
+	ext, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: group, Idle: time.Hour, Start: "-", End: "+", Count: 100, Consumer: "crash"}).Result()
+	if err != nil {
+		t.Fatalf("XPENDING IDLE 3600000: %v", err)
+	}
+	equal(t, "entries idle for an hour", len(ext), 0)
+
+	// XCLAIM takes its first entry by id; the claim counts as a delivery.
+	claimed, err := rdb.XClaim(ctx, &redis.XClaimArgs{Stream: stream, Group: group, Consumer: "stealer", MinIdle: 0, Messages: []string{crashedIDs[0]}}).Result()
+	if err != nil {
+		t.Fatalf("XCLAIM %s: %v", crashedIDs[0], err)
+	}
+	equal(t, "XCLAIM reply", claimed, []redis.XMessage{{ID: crashedIDs[0], Values: map[string]any{"job": "0"}}})
+	ext, err = rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: group, Start: "-", End: "+", Count: 100, Consumer: "stealer"}).Result()
+	if err != nil {
+		t.Fatalf("XPENDING CONSUMER stealer: %v", err)
+	}
+	if len(ext) != 1 || ext[0].ID != crashedIDs[0] || ext[0].Consumer != "stealer" || ext[0].RetryCount != 2 {
+		t.Fatalf("XPENDING of the stealer after XCLAIM: got %+v, want %s with 2 deliveries", ext, crashedIDs[0])
+	}
+	equal(t, "XACK by the stealer", rdb.XAck(ctx, stream, group, crashedIDs[0]).Val(), int64(1))
+	processed = append(processed, done{"stealer", crashedIDs[0], "0"})
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 1+len(workers))
+	producerDone := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(producerDone)
+		c := goClient(t, addr, 2)
+		for i := first; i < n; i++ {
+			if err := add(c, i); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for wi, name := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := goClient(t, addr, 2+wi%2)
+			for range 10 * n { // bounded; ends far sooner
+				var finished bool
+				select {
+				case <-producerDone:
+					finished = true
+				default:
+				}
+				got, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: name, Streams: []string{stream, ">"}, Count: 10, Block: 100 * time.Millisecond}).Result()
+				if err != nil && err != redis.Nil {
+					errs <- fmt.Errorf("%s: XREADGROUP: %w", name, err)
+					return
+				}
+				if len(got) == 0 || len(got[0].Messages) == 0 {
+					if finished {
+						return // the producer had finished before this empty read
+					}
+					continue
+				}
+				ids := make([]string, len(got[0].Messages))
+				mu.Lock()
+				for i, m := range got[0].Messages {
+					ids[i] = m.ID
+					job, _ := m.Values["job"].(string)
+					processed = append(processed, done{name, m.ID, job})
+				}
+				mu.Unlock()
+				acked, err := c.XAck(ctx, stream, group, ids...).Result()
+				if err != nil || acked != int64(len(ids)) {
+					errs <- fmt.Errorf("%s: XACK of %d entries: %d, %v", name, len(ids), acked, err)
+					return
+				}
+			}
+			errs <- fmt.Errorf("%s: still reading after %d rounds", name, 10*n)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	equal(t, "jobs produced", len(produced), n)
+	equal(t, "XLEN", rdb.XLen(ctx, stream).Val(), int64(n))
+
+	// Only the crashed consumer's other entries are pending now.
+	rest := crashedIDs[1:]
+	sum, err := rdb.XPending(ctx, stream, group).Result()
+	if err != nil {
+		t.Fatalf("XPENDING: %v", err)
+	}
+	equal(t, "XPENDING summary before recovery", *sum, redis.XPending{Count: crashed - 1, Lower: rest[0], Higher: rest[len(rest)-1], Consumers: map[string]int64{"crash": crashed - 1}})
+	for _, w := range workers {
+		ext, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: group, Start: "-", End: "+", Count: 100, Consumer: w}).Result()
+		if err != nil || len(ext) != 0 {
+			t.Fatalf("XPENDING CONSUMER %s: got %+v, %v; want nothing", w, ext, err)
+		}
+	}
+	// Wait (bounded) until every one of them has been idle for minIdle.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ext, err = rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: group, Idle: minIdle, Start: "-", End: "+", Count: 100, Consumer: "crash"}).Result()
+		if err != nil {
+			t.Fatalf("XPENDING IDLE CONSUMER crash: %v", err)
+		}
+		if len(ext) == len(rest) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("XPENDING IDLE %s: only %d of %d entries idle after 10 s", minIdle, len(ext), len(rest))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, e := range ext {
+		if e.ID != rest[i] || e.Consumer != "crash" || e.RetryCount != 1 || e.Idle < minIdle {
+			t.Fatalf("XPENDING IDLE entry %d: got %+v, want %s of crash, 1 delivery, idle >= %s", i, e, rest[i], minIdle)
+		}
+	}
+
+	// Recovery: idle long enough, all of them are taken in one XAUTOCLAIM.
+	msgs, next, err := rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: stream, Group: group, MinIdle: minIdle, Start: "0-0", Count: 100, Consumer: "recovery"}).Result()
+	if err != nil {
+		t.Fatalf("XAUTOCLAIM: %v", err)
+	}
+	equal(t, "XAUTOCLAIM cursor after a full scan", next, "0-0")
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = m.ID
+		job, _ := m.Values["job"].(string)
+		processed = append(processed, done{"recovery", m.ID, job})
+	}
+	equal(t, "entries XAUTOCLAIM recovered", ids, rest)
+	equal(t, "XACK by the recovery consumer", rdb.XAck(ctx, stream, group, ids...).Val(), int64(len(ids)))
+	msgs, next, err = rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: stream, Group: group, Start: "0-0", Consumer: "recovery"}).Result()
+	if err != nil || len(msgs) != 0 || next != "0-0" {
+		t.Fatalf("XAUTOCLAIM with nothing pending: got %v, %q, %v", msgs, next, err)
+	}
+
+	// Every job was processed exactly once, with the fields it was added with.
+	equal(t, "jobs processed (exactly once)", len(processed), n)
+	index := make(map[string]int, n)
+	for i, id := range produced {
+		index[id] = i
+	}
+	seen := make(map[string]bool, n)
+	counts := map[string]int{}
+	for _, p := range processed {
+		i, ok := index[p.id]
+		if !ok || seen[p.id] || p.job != strconv.Itoa(i) {
+			t.Fatalf("%s processed %s (job %q): unknown, twice, or not job %d", p.consumer, p.id, p.job, i)
+		}
+		seen[p.id] = true
+		counts[p.consumer]++
+	}
+	equal(t, "jobs of the stealer and the recovery consumer", []int{counts["stealer"], counts["recovery"]}, []int{1, crashed - 1})
+	equal(t, "XPENDING count at the end", rdb.XPending(ctx, stream, group).Val().Count, int64(0))
+
+	groups, err := rdb.XInfoGroups(ctx, stream).Result()
+	if err != nil {
+		t.Fatalf("XINFO GROUPS: %v", err)
+	}
+	consumers, err := rdb.XInfoConsumers(ctx, stream, group).Result()
+	if err != nil {
+		t.Fatalf("XINFO CONSUMERS: %v", err)
+	}
+	// Every consumer that took entries is listed. A worker that never got
+	// one (the others drained the stream) is listed by Redis 7.2, which
+	// creates the consumer on any XREADGROUP, but not by Redis 7.0, which
+	// creates it when it first serves it: it may or may not be there.
+	names := map[string]bool{}
+	for _, c := range consumers {
+		names[c.Name] = true
+		if c.Pending != 0 {
+			t.Fatalf("XINFO CONSUMERS: %s has %d pending", c.Name, c.Pending)
+		}
+	}
+	equal(t, "XINFO CONSUMERS names are distinct", len(names), len(consumers))
+	for _, name := range append([]string{"crash", "recovery", "stealer"}, workers...) {
+		if !names[name] && (counts[name] > 0 || !slices.Contains(workers, name)) {
+			t.Fatalf("XINFO CONSUMERS %v lacks %s", consumers, name)
+		}
+		delete(names, name)
+	}
+	if len(names) != 0 {
+		t.Fatalf("XINFO CONSUMERS has unknown consumers: %v", names)
+	}
+	want := redis.XInfoGroup{Name: group, Consumers: int64(len(consumers)), Pending: 0, LastDeliveredID: produced[n-1], EntriesRead: n, Lag: 0}
+	equal(t, "XINFO GROUPS", groups, []redis.XInfoGroup{want})
+
+	// XTRIM MINID drops exactly the entries below the id; the group's
+	// counters stay.
+	const keep = 150
+	equal(t, "XTRIM MINID", rdb.XTrimMinID(ctx, stream, produced[n-keep]).Val(), int64(n-keep))
+	equal(t, "XTRIM MINID again", rdb.XTrimMinID(ctx, stream, produced[n-keep]).Val(), int64(0))
+	equal(t, "XLEN after XTRIM", rdb.XLen(ctx, stream).Val(), int64(keep))
+	head, err := rdb.XRangeN(ctx, stream, "-", "+", 1).Result()
+	if err != nil || len(head) != 1 || head[0].ID != produced[n-keep] {
+		t.Fatalf("first entry after XTRIM MINID %s: got %v, %v", produced[n-keep], head, err)
+	}
+	groups, err = rdb.XInfoGroups(ctx, stream).Result()
+	if err != nil {
+		t.Fatalf("XINFO GROUPS after XTRIM: %v", err)
+	}
+	equal(t, "XINFO GROUPS after XTRIM", groups, []redis.XInfoGroup{want})
 }

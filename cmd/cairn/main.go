@@ -4,6 +4,12 @@
 // Usage:
 //
 //	cairn [/path/to/cairn.conf] [--name value ...]
+//	cairn --help
+//	cairn --version
+//	cairn import dump.rdb [/path/to/cairn.conf] [--name value ...]
+//
+// The import subcommand loads a Redis RDB file into the data directory the
+// settings name (dir, databases, ...), with the server stopped, and exits.
 //
 // The optional config file uses redis.conf syntax; command-line settings
 // follow it and win, as with redis-server.
@@ -29,6 +35,7 @@ import (
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/fdlimit"
 	"github.com/cairndb/cairn/internal/logthrottle"
+	"github.com/cairndb/cairn/internal/metrics"
 	"github.com/cairndb/cairn/internal/procs"
 	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/store"
@@ -45,6 +52,19 @@ func main() {
 }
 
 func run(args []string, monitorErr error) error {
+	if len(args) > 0 && args[0] == "import" {
+		return runImport(args[1:], os.Stderr)
+	}
+	for _, a := range args {
+		switch a {
+		case "--version", "-v":
+			fmt.Printf("Cairn v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
+			return nil
+		case "--help", "-h":
+			printHelp(os.Stdout)
+			return nil
+		}
+	}
 	cfg := config.Default()
 	var configFile string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -53,10 +73,6 @@ func run(args []string, monitorErr error) error {
 			return err
 		}
 		args = args[1:]
-	}
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
-		fmt.Printf("Cairn v=%s (Redis %s compatible)\n", server.Version, server.RedisVersion)
-		return nil
 	}
 	if err := cfg.ApplyArgs(args); err != nil {
 		return err
@@ -93,29 +109,9 @@ func run(args []string, monitorErr error) error {
 		defer os.Remove(pf)
 	}
 
-	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
-	}
-	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
+	eng, st, err := openStorage(cfg, log)
 	if err != nil {
-		return err
-	}
-	mode, err := store.ParseSyncMode(cfg.AppendFsync())
-	if err != nil {
-		_ = eng.Close()
-		return err
-	}
-	st, err := store.Open(eng, store.Options{
-		Databases:        cfg.Databases(),
-		Sync:             mode,
-		Logger:           log,
-		ReapInterval:     time.Second / time.Duration(cfg.Hz()),
-		KeyCacheSize:     cfg.KeyCacheSize(),
-		MemberFilterSize: cfg.MemberFilterSize(),
-	})
-	if err != nil {
-		_ = eng.Close()
-		return err
+		return lockedError(cfg.Dir(), err)
 	}
 	cfg.OnChange("appendfsync", func(v string) {
 		if m, err := store.ParseSyncMode(v); err == nil {
@@ -130,6 +126,11 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	if addr := cfg.MetricsAddr(); addr != "" {
+		if err := serveMetrics(addr, srv, log); err != nil {
+			return err
+		}
+	}
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
 	gov := procs.New(srv.Load, 0, log)
 	gov.SetBackground(eng.BackgroundJobs)
@@ -142,15 +143,15 @@ func run(args []string, monitorErr error) error {
 	gov.Start()
 	defer gov.Stop()
 	cfg.OnChange("procs", func(string) { gov.Fix(cfg.Procs()) })
-	serveErr := make(chan error, len(cfg.Bind()))
-	for _, addr := range cfg.Bind() {
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
-		if err != nil {
-			_ = srv.Shutdown(context.Background())
-			return errors.Join(fmt.Errorf("listen: %w", err), closeStorage(log, st, eng))
-		}
-		log.Info("ready to accept connections", "addr", ln.Addr().String(), "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
-		go func() { serveErr <- srv.Serve(ln) }()
+	lns, err := listen(cfg, log)
+	if err != nil {
+		_ = srv.Shutdown(context.Background())
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
+	serveErr := make(chan error, len(lns))
+	for _, l := range lns {
+		log.Info("ready to accept connections", "addr", l.addr, "tls", l.tls, "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
+		go func() { serveErr <- srv.Serve(l.ln) }()
 	}
 
 	sigs := make(chan os.Signal, 1)
@@ -181,6 +182,35 @@ func run(args []string, monitorErr error) error {
 	}
 	log.Info("cairn is now ready to exit, bye bye")
 	return nil
+}
+
+// openStorage opens the data directory's engine and the store on it.
+func openStorage(cfg *config.Config, log *slog.Logger) (*engine.Pebble, *store.Store, error) {
+	if err := os.MkdirAll(cfg.Dir(), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create data dir: %w", err)
+	}
+	eng, err := engine.OpenPebble(cfg.Dir(), engine.PebbleOptions{CacheSize: cfg.CacheSize(), Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := store.ParseSyncMode(cfg.AppendFsync())
+	if err != nil {
+		_ = eng.Close()
+		return nil, nil, err
+	}
+	st, err := store.Open(eng, store.Options{
+		Databases:        cfg.Databases(),
+		Sync:             mode,
+		Logger:           log,
+		ReapInterval:     time.Second / time.Duration(cfg.Hz()),
+		KeyCacheSize:     cfg.KeyCacheSize(),
+		MemberFilterSize: cfg.MemberFilterSize(),
+	})
+	if err != nil {
+		_ = eng.Close()
+		return nil, nil, err
+	}
+	return eng, st, nil
 }
 
 // closeStorage stops the store's background work, makes every write durable
@@ -252,6 +282,20 @@ func servePprof(addr string, log *slog.Logger) error {
 	}
 	log.Info("serving pprof", "addr", ln.Addr().String())
 	go func() { _ = http.Serve(ln, pprofMux()) }()
+	return nil
+}
+
+// serveMetrics serves the server's Prometheus metrics on addr, at
+// /metrics. Like pprof, the endpoint has no authentication: it belongs on
+// loopback.
+func serveMetrics(addr string, srv *server.Server, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics-addr: %w", err)
+	}
+	log.Info("serving metrics", "addr", ln.Addr().String())
+	hs := &http.Server{Handler: metrics.Mux(srv), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
 

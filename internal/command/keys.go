@@ -52,7 +52,8 @@ type KeyRef struct {
 // KeyRefs returns the keys KeyIndices finds, each with its flags: those of
 // the key spec that found it, or for a KeyVariableFlags spec what
 // KeyFlagsFunc says of this call. Keys that only KeysFunc could find have
-// no flags, as Redis's getkeys procs report none. It returns nil when
+// no flags, as most of Redis's getkeys procs report none, unless
+// KeysFuncFlags gives them. It returns nil when
 // there are no keys or the arguments are malformed.
 func (s *Spec) KeyRefs(args [][]byte) []KeyRef {
 	var from []int
@@ -61,9 +62,16 @@ func (s *Spec) KeyRefs(args [][]byte) []KeyRef {
 		return nil
 	}
 	refs := make([]KeyRef, len(keys))
+	var funcFlags []KeyFlag
+	if !fromSpecs && s.KeysFuncFlags != nil {
+		funcFlags = s.KeysFuncFlags(args, keys)
+	}
 	for i, k := range keys {
 		refs[i].Pos = k
 		if !fromSpecs {
+			if i < len(funcFlags) {
+				refs[i].Flags = funcFlags[i]
+			}
 			continue
 		}
 		spec := from[i]

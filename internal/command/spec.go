@@ -282,6 +282,10 @@ type Spec struct {
 	// GET and OW without), as Redis's getkeys_proc reports them to COMMAND
 	// GETKEYSANDFLAGS. spec indexes KeySpecs. Nil reports the spec's flags.
 	KeyFlagsFunc func(args [][]byte, spec int) KeyFlag
+	// KeysFuncFlags, when set, gives the flags of each key KeysFunc found
+	// (keys[i] at args[keys[i]]), as a getkeys_proc that sets them (SORT's)
+	// reports them to COMMAND GETKEYSANDFLAGS. Nil reports no flags.
+	KeysFuncFlags func(args [][]byte, keys []int) []KeyFlag
 	// Subcommands, for container commands such as CONFIG and CLIENT.
 	Subcommands []*Spec
 	// DocFlags, DeprecatedSince, ReplacedBy and History complete COMMAND

@@ -27,17 +27,20 @@ type Config struct {
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
 	checks  map[*setting]func(string) string
+	tlsChk  func(TLS) string
 
 	bind, latencyPercentiles           atomic.Pointer[[]string]
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	notifyEvents                       atomic.Pointer[string]
-	pprofAddr, save                    atomic.Pointer[string]
+	pprofAddr, metricsAddr, save       atomic.Pointer[string]
+	dbFilename                         atomic.Pointer[string]
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
 	busyReplyThreshold                 atomic.Int64 // ms
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
+	hllSparseMaxBytes                  atomic.Int64 // bytes
 	queryBufLimit                      atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
@@ -46,8 +49,18 @@ type Config struct {
 	hashMaxEntries, hashMaxValue             atomic.Int64
 	setMaxIntset, setMaxEntries, setMaxValue atomic.Int64
 	zsetMaxEntries, zsetMaxValue             atomic.Int64
+	streamNodeMaxBytes, streamNodeMaxEntries atomic.Int64
 	latencyTracking                          atomic.Int64 // 1 for yes
+	latencyMonitorThreshold                  atomic.Int64 // milliseconds
+	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
+	protectedMode                            atomic.Int64 // 1 for yes
+	tlsPort, tlsAuthClients                  atomic.Int64
+	tlsPreferServerCiphers                   atomic.Int64 // 1 for yes
+	tlsCertFile, tlsKeyFile, tlsKeyFilePass  atomic.Pointer[string]
+	tlsCACertFile, tlsCACertDir              atomic.Pointer[string]
+	tlsProtocols, tlsCiphers                 atomic.Pointer[string]
+	tlsCiphersuites                          atomic.Pointer[string]
 }
 
 // Default returns a configuration holding every setting's default.
@@ -206,6 +219,9 @@ func (c *Config) Set(pairs [][2]string) error {
 		}
 		values[i] = v
 	}
+	if reason, at := c.checkTLS(targets, values); reason != "" {
+		return setFailed(at, reason)
+	}
 
 	type change struct {
 		fns   []func(string)
@@ -302,6 +318,9 @@ func (c *Config) Port() int { return int(c.port.Load()) }
 // Dir returns the data directory, as written.
 func (c *Config) Dir() string { return *c.dir.Load() }
 
+// DBFilename returns the name of the RDB file SAVE and BGSAVE write in Dir.
+func (c *Config) DBFilename() string { return *c.dbFilename.Load() }
+
 // Databases returns the number of databases SELECT can reach.
 func (c *Config) Databases() int { return int(c.databases.Load()) }
 
@@ -320,6 +339,10 @@ func (c *Config) Timeout() time.Duration { return time.Duration(c.timeout.Load()
 
 // ProtoMaxBulkLen returns the longest bulk string a client may send.
 func (c *Config) ProtoMaxBulkLen() int64 { return c.protoMaxBulkLen.Load() }
+
+// HLLSparseMaxBytes returns hll-sparse-max-bytes: the longest a
+// HyperLogLog in the sparse encoding may grow before it turns dense.
+func (c *Config) HLLSparseMaxBytes() int64 { return c.hllSparseMaxBytes.Load() }
 
 // ClientQueryBufferLimit returns the most memory a client's incomplete
 // request may hold (client-query-buffer-limit).
@@ -379,6 +402,9 @@ var EncodingLimitNames = []string{
 	"zset-max-listpack-entries", "zset-max-listpack-value",
 }
 
+// StreamNodeMaxEntries returns stream-node-max-entries.
+func (c *Config) StreamNodeMaxEntries() int64 { return c.streamNodeMaxEntries.Load() }
+
 // MemberFilterSize returns the memory for the store's member filters in
 // bytes.
 func (c *Config) MemberFilterSize() int64 { return c.memberFilterSize.Load() }
@@ -394,6 +420,17 @@ func (c *Config) Hz() int { return int(c.hz.Load()) }
 
 // Procs returns the processor count to run on, or 0 to size it to the load.
 func (c *Config) Procs() int { return int(c.procs.Load()) }
+
+// SlowlogSlowerThan is the duration in microseconds from which a command
+// goes into the slow log, negative when none does.
+func (c *Config) SlowlogSlowerThan() int64 { return c.slowlogSlowerThan.Load() }
+
+// SlowlogMaxLen is how many entries the slow log keeps.
+func (c *Config) SlowlogMaxLen() int64 { return c.slowlogMaxLen.Load() }
+
+// LatencyMonitorThreshold is the duration in milliseconds from which the
+// latency monitor records an event, 0 when it is off.
+func (c *Config) LatencyMonitorThreshold() int64 { return c.latencyMonitorThreshold.Load() }
 
 // LatencyTracking reports whether commands' latencies are being recorded.
 func (c *Config) LatencyTracking() bool { return c.latencyTracking.Load() != 0 }
@@ -415,3 +452,84 @@ func (c *Config) PidFile() string { return *c.pidFile.Load() }
 
 // PprofAddr is where Go's profiles are served, or "" for nowhere.
 func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }
+
+// MetricsAddr is where Prometheus metrics are served, or "" for nowhere.
+func (c *Config) MetricsAddr() string { return *c.metricsAddr.Load() }
+
+// ProtectedMode reports whether protected-mode is on.
+func (c *Config) ProtectedMode() bool { return c.protectedMode.Load() != 0 }
+
+// tls-auth-clients values, as TLS.AuthClients holds them.
+const (
+	TLSAuthNo = iota
+	TLSAuthYes
+	TLSAuthOptional
+)
+
+// TLS is the tls-* settings, as package tlsconf needs them.
+type TLS struct {
+	Port                             int
+	CertFile, KeyFile, KeyFilePass   string
+	CACertFile, CACertDir            string
+	AuthClients                      int // TLSAuthNo, TLSAuthYes or TLSAuthOptional
+	Protocols, Ciphers, Ciphersuites string
+	PreferServerCiphers              bool
+}
+
+// TLS returns the tls-* settings.
+func (c *Config) TLS() TLS {
+	return TLS{
+		Port:                int(c.tlsPort.Load()),
+		CertFile:            *c.tlsCertFile.Load(),
+		KeyFile:             *c.tlsKeyFile.Load(),
+		KeyFilePass:         *c.tlsKeyFilePass.Load(),
+		CACertFile:          *c.tlsCACertFile.Load(),
+		CACertDir:           *c.tlsCACertDir.Load(),
+		AuthClients:         int(c.tlsAuthClients.Load()),
+		Protocols:           *c.tlsProtocols.Load(),
+		Ciphers:             *c.tlsCiphers.Load(),
+		Ciphersuites:        *c.tlsCiphersuites.Load(),
+		PreferServerCiphers: c.tlsPreferServerCiphers.Load() != 0,
+	}
+}
+
+// CheckTLS registers fn to vet a CONFIG SET that changes any tls-* setting:
+// fn gets the TLS settings as they would be after it, and a non-empty
+// reason refuses the whole CONFIG SET (Redis builds its new TLS context the
+// same way, from all the values at once, so that a certificate and its key
+// can change together). The same rules as Check apply.
+func (c *Config) CheckTLS(fn func(TLS) (reason string)) {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.tlsChk = fn
+}
+
+// checkTLS runs the CheckTLS hook when targets include a tls-* setting,
+// returning its reason and the first such setting's name.
+func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string) {
+	c.hooksMu.Lock()
+	fn := c.tlsChk
+	c.hooksMu.Unlock()
+	if fn == nil {
+		return "", ""
+	}
+	// The candidate is a copy of the live TLS settings with the new values.
+	cand := &Config{}
+	for _, s := range settings {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, s.load(c))
+		}
+	}
+	for i, s := range targets {
+		if strings.HasPrefix(s.name, "tls-") {
+			s.store(cand, values[i])
+			if at == "" {
+				at = s.name
+			}
+		}
+	}
+	if at == "" {
+		return "", ""
+	}
+	return fn(cand.TLS()), at
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,31 +35,51 @@ func TestGet(t *testing.T) {
 		{"client-query-buffer-limit", "1073741824"},
 		{"databases", "16"},
 		{"dir", absDir},
+		{"dbfilename", "dump.rdb"},
 		{"hash-max-listpack-entries", "512"},
 		{"hash-max-ziplist-entries", "512"},
 		{"hash-max-listpack-value", "64"},
 		{"hash-max-ziplist-value", "64"},
+		{"hll-sparse-max-bytes", "3000"},
 		{"hz", "10"},
 		{"key-cache-size", "67108864"},
+		{"latency-monitor-threshold", "0"},
 		{"latency-tracking", "yes"},
 		{"latency-tracking-info-percentiles", "50 99 99.9"},
 		{"logfile", ""},
 		{"loglevel", "notice"},
 		{"maxclients", "10000"},
 		{"member-filter-size", "33554432"},
+		{"metrics-addr", ""},
 		{"notify-keyspace-events", ""},
 		{"pidfile", ""},
 		{"pprof-addr", ""},
 		{"port", "6379"},
 		{"procs", "0"},
+		{"protected-mode", "yes"},
 		{"proto-max-bulk-len", "536870912"},
 		{"requirepass", ""},
 		{"save", ""},
 		{"set-max-intset-entries", "512"},
 		{"set-max-listpack-entries", "128"},
 		{"set-max-listpack-value", "64"},
+		{"slowlog-log-slower-than", "10000"},
+		{"slowlog-max-len", "128"},
+		{"stream-node-max-bytes", "4096"},
+		{"stream-node-max-entries", "100"},
 		{"tcp-keepalive", "300"},
 		{"timeout", "0"},
+		{"tls-auth-clients", "yes"},
+		{"tls-ca-cert-dir", ""},
+		{"tls-ca-cert-file", ""},
+		{"tls-cert-file", ""},
+		{"tls-ciphers", ""},
+		{"tls-ciphersuites", ""},
+		{"tls-key-file", ""},
+		{"tls-key-file-pass", ""},
+		{"tls-port", "0"},
+		{"tls-prefer-server-ciphers", "no"},
+		{"tls-protocols", ""},
 		{"tracking-table-max-keys", "1000000"},
 		{"zset-max-listpack-entries", "128"},
 		{"zset-max-ziplist-entries", "128"},
@@ -76,8 +97,8 @@ func TestGet(t *testing.T) {
 		{[]string{"PORT", "port"}, [][2]string{{"PORT", "6379"}}},
 		// A pattern is answered under the setting's own name.
 		{[]string{"PO*"}, [][2]string{{"port", "6379"}}},
-		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
-		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"procs", "0"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"procs", "0"}, {"protected-mode", "yes"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"procs", "0"}, {"protected-mode", "yes"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"[mp][ar][xo][ct][lo]*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"[bh][iz]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
 		// A setting with an alias answers to both names, each once.
@@ -480,5 +501,74 @@ func TestClientQueryBufferLimit(t *testing.T) {
 	want := "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Set 1000 = %v, want %q", err, want)
+	}
+}
+
+func TestHelpCoversEverySetting(t *testing.T) {
+	h := Help()
+	if len(h) != len(settings) {
+		t.Fatalf("Help has %d entries, the table %d", len(h), len(settings))
+	}
+	for _, e := range h {
+		if e.Meaning == "" {
+			t.Errorf("setting %s has no meaning for --help", e.Name)
+		}
+	}
+	for name := range meanings {
+		if lookup(name) == nil {
+			t.Errorf("meanings has %q, which is no setting", name)
+		}
+	}
+}
+
+func TestTLSSettings(t *testing.T) {
+	c := Default()
+	if got := c.TLS(); got.AuthClients != TLSAuthYes || got.Port != 0 || !c.ProtectedMode() {
+		t.Fatalf("defaults: %+v protected=%v", got, c.ProtectedMode())
+	}
+	err := c.ApplyArgs([]string{"--tls-port", "6380", "--tls-cert-file", "c.pem", "--tls-key-file", "k.pem",
+		"--tls-auth-clients", "optional", "--tls-protocols", "TLSv1.2 TLSv1.3", "--tls-prefer-server-ciphers", "yes", "--protected-mode", "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.TLS()
+	if got.Port != 6380 || got.CertFile != "c.pem" || got.KeyFile != "k.pem" || got.AuthClients != TLSAuthOptional ||
+		got.Protocols != "TLSv1.2 TLSv1.3" || !got.PreferServerCiphers || c.ProtectedMode() {
+		t.Fatalf("after args: %+v protected=%v", got, c.ProtectedMode())
+	}
+	if err := c.ApplyArgs([]string{"--tls-auth-clients", "maybe"}); err == nil || !strings.Contains(err.Error(), "no, yes, optional") {
+		t.Fatalf("bad tls-auth-clients: %v", err)
+	}
+}
+
+func TestCheckTLS(t *testing.T) {
+	c := Default()
+	var seen []TLS
+	c.CheckTLS(func(t TLS) string {
+		seen = append(seen, t)
+		if t.CertFile == "bad.pem" {
+			return "Unable to update TLS configuration. Check server logs."
+		}
+		return ""
+	})
+	if err := c.Set([][2]string{{"timeout", "5"}}); err != nil || len(seen) != 0 {
+		t.Fatalf("a non-TLS set: err %v, check ran %d times", err, len(seen))
+	}
+	if err := c.Set([][2]string{{"tls-cert-file", "new.pem"}, {"tls-key-file", "new.key"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].CertFile != "new.pem" || seen[0].KeyFile != "new.key" || seen[0].AuthClients != TLSAuthYes {
+		t.Fatalf("the check saw %+v", seen)
+	}
+	err := c.Set([][2]string{{"tls-auth-clients", "no"}, {"tls-cert-file", "bad.pem"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'tls-auth-clients') - Unable to update TLS configuration. Check server logs."
+	if err == nil || err.Error() != want {
+		t.Fatalf("refused set: %v, want %q", err, want)
+	}
+	if got := c.TLS(); got.CertFile != "new.pem" || got.AuthClients != TLSAuthYes {
+		t.Fatalf("a refused CONFIG SET changed the settings: %+v", got)
+	}
+	if err := c.Set([][2]string{{"tls-port", "7000"}}); err == nil {
+		t.Fatal("tls-port changed at run time")
 	}
 }

@@ -81,6 +81,8 @@ var (
 	// Cairn's write-ahead log is always on: appendonly can only be yes.
 	appendOnlyNames = []string{"yes"}
 	logLevelNames   = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	// Redis's tls_auth_clients_enum, in its order.
+	tlsAuthClientsNames = []string{"no", "yes", "optional"}
 )
 
 // Indexes into appendFsyncNames and logLevelNames.
@@ -174,6 +176,18 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.dir },
 	},
 	{
+		// The RDB file SAVE and BGSAVE write in dir.
+		name: "dbfilename", kind: kindString,
+		def: value{s: "dump.rdb"},
+		check: func(s string) string {
+			if s == "" || strings.ContainsRune(s, '/') {
+				return "dbfilename can't be a path, just a filename"
+			}
+			return ""
+		},
+		str: func(c *Config) *atomic.Pointer[string] { return &c.dbFilename },
+	},
+	{
 		// The encoding limits below decide what OBJECT ENCODING reports for
 		// a collection, which ones HSCAN, SSCAN and ZSCAN return whole in
 		// one call, and whether a sorted set keeps a score's -0, as they do
@@ -189,6 +203,11 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.hashMaxValue },
 	},
 	{
+		name: "hll-sparse-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 3000},
+		num: func(c *Config) *atomic.Int64 { return &c.hllSparseMaxBytes },
+	},
+	{
 		name: "hz", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, clampMin: 1, clampMax: 500, def: value{n: 10},
 		num: func(c *Config) *atomic.Int64 { return &c.hz },
@@ -199,6 +218,13 @@ var settings = []*setting{
 		name: "key-cache-size", kind: kindMemory,
 		min: 0, max: math.MaxInt64, def: value{n: 64 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.keyCacheSize },
+	},
+	{
+		// The duration, in milliseconds, from which LATENCY records an
+		// event (0: the latency monitor is off).
+		name: "latency-monitor-threshold", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64,
+		num: func(c *Config) *atomic.Int64 { return &c.latencyMonitorThreshold },
 	},
 	{
 		// Whether every command's latency is kept in a histogram, for INFO
@@ -241,6 +267,12 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.memberFilterSize },
 	},
 	{
+		// Not a Redis setting: where to serve Prometheus metrics on
+		// /metrics (e.g. 127.0.0.1:9121); empty serves none.
+		name: "metrics-addr", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.metricsAddr },
+	},
+	{
 		// The classes of keyspace events published (notify.Parse); shown
 		// normalized, as Redis's CONFIG GET does.
 		name: "notify-keyspace-events", kind: kindString, mutable: true,
@@ -281,6 +313,13 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.procs },
 	},
 	{
+		// Refuse clients from non-loopback addresses while no password is
+		// set and the server listens beyond loopback, as Redis does.
+		name: "protected-mode", kind: kindBool, mutable: true,
+		def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.protectedMode },
+	},
+	{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
@@ -317,6 +356,32 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.setMaxValue },
 	},
 	{
+		// The duration, in microseconds, from which a command goes into
+		// the slow log (-1: none does; 0: every command does).
+		name: "slowlog-log-slower-than", kind: kindInt, mutable: true,
+		min: -1, max: math.MaxInt64, def: value{n: 10000},
+		num: func(c *Config) *atomic.Int64 { return &c.slowlogSlowerThan },
+	},
+	{
+		// How many entries the slow log keeps, the oldest dropped first.
+		name: "slowlog-max-len", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.slowlogMaxLen },
+	},
+	{
+		// Accepted for compatibility: Cairn keeps no radix-tree nodes, but
+		// XADD and XTRIM with ~ and no LIMIT trim at most 100 times
+		// stream-node-max-entries entries, as Redis does.
+		name: "stream-node-max-bytes", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 4096},
+		num: func(c *Config) *atomic.Int64 { return &c.streamNodeMaxBytes },
+	},
+	{
+		name: "stream-node-max-entries", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 100},
+		num: func(c *Config) *atomic.Int64 { return &c.streamNodeMaxEntries },
+	},
+	{
 		name: "tcp-keepalive", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, def: value{n: 300},
 		num: func(c *Config) *atomic.Int64 { return &c.tcpKeepAlive },
@@ -325,6 +390,55 @@ var settings = []*setting{
 		name: "timeout", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt32, def: value{n: 0},
 		num: func(c *Config) *atomic.Int64 { return &c.timeout },
+	},
+	{
+		// TLS (package tlsconf). CONFIG SET of any of these builds the
+		// whole TLS configuration anew (see CheckTLS); only tls-port is
+		// fixed at start.
+		name: "tls-auth-clients", kind: kindEnum, mutable: true,
+		enum: tlsAuthClientsNames, def: value{n: TLSAuthYes},
+		num: func(c *Config) *atomic.Int64 { return &c.tlsAuthClients },
+	},
+	{
+		name: "tls-ca-cert-dir", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertDir },
+	},
+	{
+		name: "tls-ca-cert-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCACertFile },
+	},
+	{
+		name: "tls-cert-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCertFile },
+	},
+	{
+		name: "tls-ciphers", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphers },
+	},
+	{
+		name: "tls-ciphersuites", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsCiphersuites },
+	},
+	{
+		name: "tls-key-file", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFile },
+	},
+	{
+		name: "tls-key-file-pass", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsKeyFilePass },
+	},
+	{
+		name: "tls-port", kind: kindInt,
+		min: 0, max: 65535, def: value{n: 0},
+		num: func(c *Config) *atomic.Int64 { return &c.tlsPort },
+	},
+	{
+		name: "tls-prefer-server-ciphers", kind: kindBool, mutable: true,
+		num: func(c *Config) *atomic.Int64 { return &c.tlsPreferServerCiphers },
+	},
+	{
+		name: "tls-protocols", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.tlsProtocols },
 	},
 	{
 		// The most keys CLIENT TRACKING remembers; past it, random keys

@@ -295,3 +295,23 @@ func DecodeFieldExpireKey(dst, k []byte) (expireMs int64, metaKey []byte, err er
 	dst = append(dst, byte(FamilyMeta))
 	return expireMs, append(dst, k[9:]...), nil
 }
+
+// --- Sortedints ----------------------------------------------------------------
+
+// Sortedints (Kvrocks's type) keep one FamilySub record per member with an
+// empty value, the member as a big-endian u64, so byte order is numeric
+// order.
+
+// AppendSortedintMember appends the sub-key of id under prefix.
+func AppendSortedintMember(dst, prefix []byte, id uint64) []byte {
+	dst = append(dst, prefix...)
+	return binary.BigEndian.AppendUint64(dst, id)
+}
+
+// DecodeSortedintMember decodes the member part of a sortedint sub-key.
+func DecodeSortedintMember(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("%w: sortedint member of %d bytes", ErrCorrupt, len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}

@@ -17,7 +17,13 @@ const (
 	TypeList   Type = 4
 	TypeZSet   Type = 5
 	TypeStream Type = 6
+	// TypeSortedint is Kvrocks's sortedint: a set of unsigned 64-bit
+	// integers kept in ascending order.
+	TypeSortedint Type = 7
 )
+
+// LastType is the highest type value in use.
+const LastType = TypeSortedint
 
 // String is the name TYPE replies with.
 func (t Type) String() string {
@@ -34,6 +40,8 @@ func (t Type) String() string {
 		return "zset"
 	case TypeStream:
 		return "stream"
+	case TypeSortedint:
+		return "sortedint"
 	}
 	return "unknown"
 }
@@ -156,7 +164,7 @@ func DecodeMeta(b []byte) (Meta, error) {
 		return Meta{}, fmt.Errorf("%w: unknown encoding version %d", ErrCorrupt, v)
 	case m.Type == TypeString:
 		m.Value = b[stringHeaderLen:]
-	case m.Type >= TypeHash && m.Type <= TypeStream:
+	case m.Type >= TypeHash && m.Type <= LastType:
 		if len(b) < collectionHeaderLen {
 			return Meta{}, fmt.Errorf("%w: %s metadata of %d bytes", ErrCorrupt, m.Type, len(b))
 		}

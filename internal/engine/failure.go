@@ -91,7 +91,9 @@ type health struct {
 	walBroken atomic.Bool
 	// walSyncs counts the WAL syncs made (see Pebble.WALSyncs).
 	walSyncs atomic.Uint64
-	log      *slog.Logger
+	// stalls counts Pebble's write stalls (metrics.go).
+	stalls stallCounter
+	log    *slog.Logger
 	// space is whether the disk is full (diskfull.go).
 	space *spaceState
 }
@@ -488,6 +490,8 @@ func eventListener(h *health, jobs *atomic.Int64) *pebble.EventListener {
 		// included.
 		CompactionBegin: func(pebble.CompactionInfo) { jobs.Add(1) },
 		CompactionEnd:   func(pebble.CompactionInfo) { jobs.Add(-1) },
+		WriteStallBegin: func(pebble.WriteStallBeginInfo) { h.stalls.begin() },
+		WriteStallEnd:   func() { h.stalls.end() },
 	}
 }
 

@@ -4,10 +4,25 @@
 // between servers — DUMP/RESTORE's value payloads and FUNCTION DUMP's
 // library payloads.
 //
-// It is pure: no I/O beyond the byte slices it is handed, no server state.
+// It is pure: no I/O beyond the byte slices, readers and writers it is
+// handed, no server state.
 // The type and opcode numbers are Redis's (src/rdb.h) and frozen forever,
 // like the constants of an on-disk format. Every decoder treats its input
 // as hostile: a length is checked against the bytes that remain before
 // anything is allocated for it, and a malformed payload is an error wrapping
 // ErrCorrupt, never a panic.
+//
+// DUMP payloads (AppendValue, DecodeValue) are a type byte, the value and
+// the trailer. DecodeValue reads every encoding of strings, lists, sets,
+// sorted sets and hashes that Redis 7.4 or an older Redis writes — plain,
+// intset, listpack, ziplist, zipmap, quicklist, and 7.4's hashes with field
+// deadlines. AppendValue writes plain forms and a quicklist of listpacks
+// under version 10, which every Redis 7 restores; only a hash with field
+// deadlines needs 7.4's type and version 12.
+//
+// RDB files: ReadFile streams one from an io.Reader (versions 1 to 12),
+// reporting AUX fields, databases, keys with their deadlines, function
+// libraries, and the keys it skips (module types by name, streams) to
+// callbacks, one value in memory at a time, and verifies the checksum.
+// FileWriter writes version 10 files, which every Redis 7 loads.
 package rdb

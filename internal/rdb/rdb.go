@@ -212,7 +212,9 @@ func (r *Reader) String() ([]byte, error) {
 // lzfDecompress expands LZF data (as liblzf's lzf_decompress) into exactly
 // n bytes.
 func lzfDecompress(in []byte, n int) ([]byte, error) {
-	out := make([]byte, 0, n)
+	// Grown as the output is produced, so that a lying length costs no
+	// more than the data really expands to.
+	out := make([]byte, 0, min(n, 4*len(in)+64))
 	for i := 0; i < len(in); {
 		ctrl := int(in[i])
 		i++
@@ -269,13 +271,15 @@ var ErrBadTrailer = errors.New("rdb: payload version or checksum are wrong")
 
 // CheckTrailer verifies a DUMP-style payload's version and checksum and
 // returns the body before the trailer.
-func CheckTrailer(payload []byte) ([]byte, error) {
+func CheckTrailer(payload []byte) ([]byte, error) { return checkTrailer(payload, Version) }
+
+func checkTrailer(payload []byte, maxVersion uint16) ([]byte, error) {
 	if len(payload) < 10 {
 		return nil, ErrBadTrailer
 	}
 	body := payload[:len(payload)-10]
 	ver := binary.LittleEndian.Uint16(payload[len(payload)-10:])
-	if ver > Version {
+	if ver > maxVersion {
 		return nil, ErrBadTrailer
 	}
 	crc := binary.LittleEndian.Uint64(payload[len(payload)-8:])

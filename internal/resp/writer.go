@@ -30,6 +30,10 @@ type Writer struct {
 	err   error
 	// held keeps replies in the buffer (see Hold).
 	held bool
+	// discarding drops every reply written from discardFrom on (see
+	// Discard).
+	discarding  bool
+	discardFrom int
 }
 
 // NewWriter returns a Writer that speaks RESP2, the protocol every
@@ -260,7 +264,7 @@ func (w *Writer) appendLine(s string) {
 // payload appends b, or writes it straight through when it is large
 // enough that copying it into the buffer would only cost.
 func (w *Writer) payload(b []byte) {
-	if len(b) < flushSize || w.held {
+	if len(b) < flushSize || w.held || w.discarding {
 		w.buf = append(w.buf, b...)
 		return
 	}
@@ -273,7 +277,7 @@ func (w *Writer) payload(b []byte) {
 // payloadString appends s in buffer-sized pieces, flushing between them,
 // so that a large string never needs a []byte copy of its own.
 func (w *Writer) payloadString(s string) {
-	for len(s) >= flushSize && !w.held {
+	for len(s) >= flushSize && !w.held && !w.discarding {
 		w.buf = append(w.buf, s[:flushSize]...)
 		s = s[flushSize:]
 		w.flush()
@@ -281,8 +285,13 @@ func (w *Writer) payloadString(s string) {
 	w.buf = append(w.buf, s...)
 }
 
-// done flushes once the buffer has grown past flushSize.
+// done flushes once the buffer has grown past flushSize, or drops what
+// was written while discarding.
 func (w *Writer) done() {
+	if w.discarding {
+		w.buf = w.buf[:w.discardFrom]
+		return
+	}
 	if len(w.buf) > flushSize && !w.held {
 		w.flush()
 	}
@@ -295,6 +304,23 @@ func (w *Writer) flush() {
 	// After an error the connection is finished: drop what cannot be sent
 	// rather than let it grow without bound.
 	w.buf = w.buf[:0]
+	w.discardFrom = 0
+}
+
+// Discard drops every reply written from now on until EndDiscard, without
+// buffering it (CLIENT REPLY OFF and SKIP). What was written before stays.
+func (w *Writer) Discard() {
+	w.discarding = true
+	w.discardFrom = len(w.buf)
+}
+
+// EndDiscard lets replies through again; calling it when not discarding
+// does nothing.
+func (w *Writer) EndDiscard() {
+	if w.discarding {
+		w.buf = w.buf[:w.discardFrom]
+		w.discarding = false
+	}
 }
 
 // Hold keeps every reply written from now on in the buffer until Release,

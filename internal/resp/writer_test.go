@@ -267,3 +267,29 @@ func TestHoldKeepsRepliesUntilRelease(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestWriterDiscard: replies written while discarding never reach the
+// connection, however large, and those before and after do.
+func TestWriterDiscard(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.SimpleString("before")
+	w.Discard()
+	w.Array(2)
+	w.Bulk(bytes.Repeat([]byte("x"), 3*flushSize))
+	w.BulkString(strings.Repeat("y", 2*flushSize))
+	mark := w.Hold()
+	w.Int(7)
+	w.Truncate(mark)
+	w.Release()
+	w.Error("ERR dropped")
+	w.EndDiscard()
+	w.EndDiscard()
+	w.SimpleString("after")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "+before\r\n+after\r\n" {
+		t.Fatalf("written %q", got)
+	}
+}

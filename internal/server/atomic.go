@@ -121,7 +121,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case spec.Flags&command.NoScript != 0:
 			scriptError(w, "ERR This Redis command is not allowed from script")
 			return true, nil
-		case g.kind == groupScriptRO && spec.Flags&command.Write != 0:
+		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
+			// Redis counts a may-replicate command (PFCOUNT) as a write
+			// here.
 			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
 			return true, nil
 		}
@@ -137,10 +139,12 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	}
 	start := time.Now()
 	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db, group: g}
+	g.tx.SetTouch(g.c.touches(spec))
 	var mark store.CommandMark
 	if g.tx.Writable() {
 		mark = g.tx.StartCommand()
 	}
+	s.feedGroupScriptCall(g, spec, args) // diag.go
 	e.run(x)
 	if x.blocked != nil {
 		// Inside a group a blocking command does not wait: it answers
@@ -151,7 +155,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		req.timeout(x)
 	}
 	if g.tx.Writable() {
-		if x.failed {
+		if x.failed && !x.keepWrites {
 			if err := g.tx.RollbackCommand(mark); err != nil {
 				return true, err
 			}
@@ -162,7 +166,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if x.afterCommit != nil {
 		g.deferred = append(g.deferred, x.afterCommit)
 	}
-	e.stats.record(time.Since(start), x.failed, s.cfg.LatencyTracking())
+	ran := time.Since(start)
+	e.stats.record(ran, x.failed, s.cfg.LatencyTracking())
+	s.noteCommand(g.c, g.kind != groupMulti, spec, args, ran)
+	s.feedGroupMonitors(g, spec, args)
 	s.stats.commands.Add(1)
 	return x.failed, nil
 }
@@ -172,7 +179,7 @@ func (g *group) lock(spec *command.Spec, args [][]byte) error {
 	if g.lockAll {
 		return nil
 	}
-	if needsAllLocks(spec) {
+	if needsAllLocks(spec, args) {
 		g.needAll = true
 		return errGroupRetry
 	}
@@ -192,9 +199,13 @@ func (g *group) lock(spec *command.Spec, args [][]byte) error {
 
 // needsAllLocks reports whether a command inside a group needs every
 // writer excluded: it does itself (FLUSHALL, SWAPDB), or it reads the
-// whole keyspace (KEYS, SCAN, DBSIZE, RANDOMKEY), which another writer
-// must not change under the group's feet.
-func needsAllLocks(spec *command.Spec) bool {
+// whole keyspace (KEYS, SCAN, DBSIZE, RANDOMKEY) or keys its arguments do
+// not name (SORT's BY and GET patterns), which another writer must not
+// change under the group's feet.
+func needsAllLocks(spec *command.Spec, args [][]byte) bool {
+	if sortDerefs(spec, args) {
+		return true
+	}
 	if spec.Flags&command.LockAll != 0 || runsScript(spec) {
 		// A script inside a transaction may touch keys it did not
 		// declare, and a transaction cannot start again: it holds them
@@ -213,11 +224,11 @@ func runsScript(spec *command.Spec) bool {
 	return false
 }
 
-// groupNeedsAll reports whether any of a group's commands needs every
-// writer excluded.
-func groupNeedsAll(specs []*command.Spec) bool {
-	for _, sp := range specs {
-		if needsAllLocks(sp) {
+// groupNeedsAll reports whether any of a group's commands (specs[i] with
+// args[i]) needs every writer excluded.
+func groupNeedsAll(specs []*command.Spec, args [][][]byte) bool {
+	for i, sp := range specs {
+		if needsAllLocks(sp, args[i]) {
 			return true
 		}
 	}

@@ -200,6 +200,9 @@ func (s *Server) waitBlocked(c *client, w *waiter, deadline time.Time) (retry bo
 			return false
 		case <-c.gone:
 			return false
+		case withError := <-c.unblock:
+			c.unblockErr = withError
+			return false
 		case <-probe.C:
 			if c.hungUp() {
 				c.kill()

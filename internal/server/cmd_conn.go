@@ -34,6 +34,12 @@ func connectionCommands() []cmdEntry {
 			def("client|caching", 3, noscript|loading|stale, noKeys, conn, "connection", "6.0.0", "Instructs the server whether to track the keys in the next request.", cmdClientCaching),
 			def("client|getredir", 2, noscript|loading|stale, noKeys, conn, "connection", "6.0.0", "Returns the client ID to which the connection's tracking notifications are redirected.", cmdClientGetRedir),
 			def("client|trackinginfo", 2, noscript|loading|stale, noKeys, conn, "connection", "6.2.0", "Returns information about server-assisted client-side caching for the connection.", cmdClientTrackingInfo),
+			def("client|reply", 3, noscript|loading|stale, noKeys, conn, "connection", "3.2.0", "Instructs the server whether to reply to commands.", cmdClientReply),
+			def("client|unblock", -3, admin|noscript|loading|stale, noKeys, conn, "connection", "5.0.0", "Unblocks a client blocked by a blocking command from a different connection.", cmdClientUnblock),
+			def("client|pause", -3, admin|noscript|loading|stale, noKeys, conn, "connection", "3.0.0", "Suspends commands processing.", cmdClientPause),
+			def("client|unpause", 2, admin|noscript|loading|stale, noKeys, conn, "connection", "6.2.0", "Resumes processing commands from paused clients.", cmdClientUnpause),
+			def("client|no-evict", 3, admin|noscript|loading|stale, noKeys, conn, "connection", "7.0.0", "Sets the client eviction mode of the connection.", cmdClientNoEvict),
+			def("client|no-touch", 3, noscript|loading|stale, noKeys, conn, "connection", "7.2.0", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", cmdClientNoTouch),
 			def("client|help", 2, loading|stale, noKeys, conn, "connection", "5.0.0", "Returns helpful text about the different subcommands.", cmdClientHelp),
 		),
 	}
@@ -73,6 +79,11 @@ func cmdReset(x *ctx) {
 	x.srv.endMulti(c)
 	x.srv.dropSubscriptions(c)
 	x.srv.disableTracking(c)
+	x.srv.stopMonitor(c)
+	c.reply = replyMode{}
+	x.w.EndDiscard()
+	c.noEvict.Store(false)
+	c.noTouch.Store(false)
 	c.db.Store(0)
 	c.resp3.Store(false)
 	x.w.SetProtocol(2)
@@ -505,17 +516,29 @@ func cmdClientHelp(x *ctx) {
 		"      Return clients of specified type.",
 		"    * ID <client-id> [<client-id> ...]",
 		"      Return clients with the specified IDs.",
+		"UNPAUSE",
+		"    Stop the current client pause, resuming traffic.",
+		"PAUSE <timeout> [WRITE|ALL]",
+		"    Suspend all, or just write, clients for <timeout> milliseconds.",
+		"REPLY (ON|OFF|SKIP)",
+		"    Control the replies sent to the current connection.",
 		"SETNAME <name>",
 		"    Assign the name <name> to the current connection.",
 		"SETINFO <option> <value>",
 		"    Set client meta attr. Options are:",
 		"    * LIB-NAME: the client lib name.",
 		"    * LIB-VER: the client lib version.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+		"    Unblock the specified blocked client.",
 		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
 		"         [OPTIN] [OPTOUT] [NOLOOP]",
 		"    Control server assisted client side caching.",
 		"TRACKINGINFO",
 		"    Report tracking status for the current connection.",
+		"NO-EVICT (ON|OFF)",
+		"    Protect current client connection from eviction.",
+		"NO-TOUCH (ON|OFF)",
+		"    Will not touch LRU/LFU stats when this mode is on.",
 	)
 }
 
@@ -547,10 +570,7 @@ func (c *client) describe() string {
 	field("name", name)
 	field("age", strconv.FormatInt(int64(c.age().Seconds()), 10))
 	field("idle", strconv.FormatInt(max(idle, 0), 10))
-	flags := "N"
-	if c.pubsubMode.Load() {
-		flags = "P"
-	}
+	flags := c.clientFlags()
 	sub, psub, ssub := c.srv.ps.hub.Counts(c)
 	field("flags", flags)
 	field("db", strconv.FormatInt(c.db.Load(), 10))

@@ -323,7 +323,7 @@ func cmdKeys(x *ctx) {
 // typeByName maps SCAN's TYPE argument to a key type as Redis's strcasecmp
 // matches it: as a C string, ignoring ASCII case only.
 func typeByName(arg []byte) (encoding.Type, bool) {
-	for t := encoding.TypeString; t <= encoding.TypeStream; t++ {
+	for t := encoding.TypeString; t <= encoding.LastType; t++ {
 		if optIs(arg, strings.ToUpper(t.String())) {
 			return t, true
 		}

@@ -33,10 +33,10 @@ type queuedCommand struct {
 	args [][]byte
 }
 
-// maxQueuedBytes bounds the memory one client's queued transaction may
-// hold, counting each argument's slice header and allocation beside its
-// bytes; past it the transaction is discarded and EXEC aborts.
-const maxQueuedBytes = 1 << 30
+// A client's queued transaction is input it has sent and Cairn holds, so
+// it counts against client-query-buffer-limit: each argument's slice header
+// and allocation beside its bytes. Past the limit the queue is dropped and
+// EXEC aborts, with an error that says why.
 
 // queuedArgOverhead is what an argument costs besides its bytes.
 const queuedArgOverhead = 40
@@ -63,8 +63,8 @@ func (s *Server) queue(c *client, spec *command.Spec, args [][]byte) {
 	for _, a := range args {
 		size += int64(len(a)) + queuedArgOverhead
 	}
-	if m.bytes+size > maxQueuedBytes {
-		s.abortQueue(c, "ERR Transaction discarded: the queued commands exceed the transaction's memory limit")
+	if m.bytes+size > s.cfg.ClientQueryBufferLimit() {
+		s.abortQueue(c, "ERR Transaction discarded: the queued commands exceed client-query-buffer-limit")
 		m.queued = nil
 		m.bytes = 0
 		return
@@ -104,6 +104,7 @@ func cmdMulti(x *ctx) {
 		return
 	}
 	x.cl.multi = &multiState{}
+	x.cl.inMulti.Store(true)
 	x.ok()
 }
 
@@ -119,6 +120,7 @@ func cmdDiscard(x *ctx) {
 // endMulti forgets the client's transaction and its watched keys.
 func (s *Server) endMulti(c *client) {
 	c.multi = nil
+	c.inMulti.Store(false)
 	s.watches.unwatchAll(c)
 }
 
@@ -166,10 +168,11 @@ func cmdExec(x *ctx) {
 	// The group locks the queued commands' keys and the watched ones, so
 	// no commit to a watched key can land between the check and the end.
 	specs := make([]*command.Spec, len(m.queued))
+	argv := make([][][]byte, len(m.queued))
 	var keys [][]byte
 	var idx []int
 	for i, q := range m.queued {
-		specs[i] = q.spec
+		specs[i], argv[i] = q.spec, q.args
 		idx = q.spec.AppendKeyIndices(idx[:0], q.args)
 		for _, k := range idx {
 			keys = append(keys, q.args[k])
@@ -178,7 +181,7 @@ func cmdExec(x *ctx) {
 	for _, wk := range c.watch.watched {
 		keys = append(keys, []byte(wk.key))
 	}
-	g := s.beginGroup(c, groupMulti, keys, groupNeedsAll(specs))
+	g := s.beginGroup(c, groupMulti, keys, groupNeedsAll(specs, argv))
 	defer g.close()
 	if c.watch.dirty.Load() || watchedExpired(c, g.tx) {
 		s.endMulti(c)

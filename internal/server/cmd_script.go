@@ -108,7 +108,9 @@ func (s *Server) scriptLog(level int, msg string) {
 }
 
 // scriptRun is a script or function running now, for BUSY, SCRIPT KILL,
-// FUNCTION KILL and FUNCTION STATS.
+// FUNCTION KILL and FUNCTION STATS. start and cancel change with each
+// attempt of a run (see runScript's retries): they are read and written
+// under scriptRuns.mu only.
 type scriptRun struct {
 	start    time.Time
 	function bool
@@ -126,8 +128,10 @@ type scriptRuns struct {
 	runs  map[*scriptRun]struct{}
 }
 
-func (r *scriptRuns) add(run *scriptRun) {
+// add registers an attempt of run, started now, that cancel stops.
+func (r *scriptRuns) add(run *scriptRun, cancel context.CancelFunc) {
 	r.mu.Lock()
+	run.start, run.cancel = time.Now(), cancel
 	if r.runs == nil {
 		r.runs = map[*scriptRun]struct{}{}
 	}
@@ -143,17 +147,20 @@ func (r *scriptRuns) remove(run *scriptRun) {
 	r.count.Add(-1)
 }
 
-// oldest returns the run that started first, or nil.
-func (r *scriptRuns) oldest() *scriptRun {
+// oldest returns the run that started first, or nil, with its start and
+// cancel as they were while it was registered.
+func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.CancelFunc) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var o *scriptRun
 	for run := range r.runs {
 		if o == nil || run.start.Before(o.start) {
 			o = run
 		}
 	}
-	return o
+	if o == nil {
+		return nil, time.Time{}, nil
+	}
+	return o, o.start, o.cancel
 }
 
 // cancelAll stops every run (shutdown).
@@ -180,8 +187,8 @@ func (s *Server) busyError(spec *command.Spec, args [][]byte) string {
 	if spec.Flags&command.AllowBusy != 0 && !(spec.Name == "shutdown" && !shutdownNoSave(args)) {
 		return ""
 	}
-	run := s.runs.oldest()
-	if run == nil || time.Since(run.start) < s.cfg.BusyReplyThreshold() {
+	run, start, _ := s.runs.oldest()
+	if run == nil || time.Since(start) < s.cfg.BusyReplyThreshold() {
 		return ""
 	}
 	if run.function {
@@ -266,9 +273,8 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 		db := x.db()
 		g.db = &db
 		runCtx, cancel := context.WithCancel(context.Background())
-		run.start, run.cancel = time.Now(), cancel
 		run.wrote.Store(false)
-		s.runs.add(run)
+		s.runs.add(run, cancel)
 		err := exec(runCtx, &scriptHost{g: g, run: run}, w)
 		s.runs.remove(run)
 		cancel()
@@ -312,8 +318,7 @@ func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, exec
 	w := x.w
 	mark := w.Buffered()
 	runCtx, cancel := context.WithCancel(context.Background())
-	run.start, run.cancel = time.Now(), cancel
-	s.runs.add(run)
+	s.runs.add(run, cancel)
 	err := exec(runCtx, &scriptHost{g: inner, run: run}, w)
 	s.runs.remove(run)
 	cancel()
@@ -472,7 +477,7 @@ func cmdFunctionKill(x *ctx) { x.killScript(true) }
 // killScript is SCRIPT KILL and FUNCTION KILL, with Redis's scriptKill
 // checks on the oldest run in progress.
 func (x *ctx) killScript(function bool) {
-	run := x.srv.runs.oldest()
+	run, _, cancel := x.srv.runs.oldest()
 	switch {
 	case run == nil:
 		x.errorReply("NOTBUSY No scripts in execution right now.")
@@ -483,7 +488,7 @@ func (x *ctx) killScript(function bool) {
 	case !function && run.function:
 		x.errorReply(errBusyFunction)
 	default:
-		run.cancel()
+		cancel()
 		x.ok()
 	}
 }
@@ -716,14 +721,14 @@ func cmdFunctionStats(x *ctx) {
 	w := x.w
 	w.Map(2)
 	w.BulkString("running_script")
-	if run := x.srv.runs.oldest(); run != nil && run.function {
+	if run, start, _ := x.srv.runs.oldest(); run != nil && run.function {
 		w.Map(3)
 		w.BulkString("name")
 		w.BulkString(run.name)
 		w.BulkString("command")
 		w.BulkString(run.command)
 		w.BulkString("duration_ms")
-		w.Int(time.Since(run.start).Milliseconds())
+		w.Int(time.Since(start).Milliseconds())
 	} else {
 		w.NullBulk()
 	}

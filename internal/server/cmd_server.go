@@ -30,9 +30,11 @@ func serverCommands() []cmdEntry {
 			def("config|help", 2, loading|stale, noKeys, 0, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdConfigHelp),
 		),
 		container("latency", "server", "2.8.13", "A container for latency diagnostics commands.", 0,
-			withTips(def("latency|histogram", -2, admin|noscript|loading|stale, noKeys, 0, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.", cmdLatencyHistogram),
-				tipOutput, "request_policy:all_nodes", "response_policy:special"),
-			def("latency|help", 2, loading|stale, noKeys, 0, "server", "2.8.13", "Returns helpful text about the different subcommands.", cmdLatencyHelp),
+			append(latencyMonitorCommands(),
+				withTips(def("latency|histogram", -2, admin|noscript|loading|stale, noKeys, 0, "server", "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.", cmdLatencyHistogram),
+					tipOutput, "request_policy:all_nodes", "response_policy:special"),
+				def("latency|help", 2, loading|stale, noKeys, 0, "server", "2.8.13", "Returns helpful text about the different subcommands.", cmdLatencyHelp),
+			)...,
 		),
 		commandContainer(),
 	}
@@ -248,6 +250,17 @@ func cmdLatencyHistogram(x *ctx) {
 
 func cmdLatencyHelp(x *ctx) {
 	x.helpReply("LATENCY",
+		"DOCTOR",
+		"    Return a human readable latency analysis report.",
+		"GRAPH <event>",
+		"    Return an ASCII latency graph for the <event> class.",
+		"HISTORY <event>",
+		"    Return time-latency samples for the <event> class.",
+		"LATEST",
+		"    Return the latest latency samples for all events.",
+		"RESET [<event> ...]",
+		"    Reset latency data of one or more <event> classes.",
+		"    (default: reset all data for all event classes)",
 		"HISTOGRAM [COMMAND ...]",
 		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
 		"    If no commands are specified then all histograms are replied.",
@@ -510,7 +523,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 		if e := s.st.Stats().LastSyncError.Load(); e != nil {
 			lastSync = "err"
 		}
-		return [][2]string{
+		return append([][2]string{
 			{"loading", "0"},
 			{"appendfsync", s.cfg.AppendFsync()},
 			{"rdb_last_save_time", itoa(s.st.Stats().LastDurable.Load())},
@@ -518,7 +531,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"aof_last_write_status", lastSync},
 			{"commits", itoa(s.st.Stats().Commits.Load())},
 			{"commit_errors", itoa(s.st.Stats().CommitErrors.Load())},
-		}
+		}, s.persistenceInfo()...)
 	case "stats":
 		st := s.st.Stats()
 		channels, patterns, shard := s.ps.hub.Stats()

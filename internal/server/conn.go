@@ -88,6 +88,16 @@ type client struct {
 	// trk is the client's CLIENT TRACKING mode (nil: off); trkBroken
 	// marks a redirection to a client that has gone; trkCaching is CLIENT
 	// CACHING's flag for the next command.
+	// reply is CLIENT REPLY's mode; noEvict and noTouch are CLIENT
+	// NO-EVICT's and NO-TOUCH's; inMulti mirrors multi for CLIENT LIST.
+	reply            replyMode
+	noEvict, noTouch atomic.Bool
+	inMulti          atomic.Bool
+	// unblock receives CLIENT UNBLOCK's request (true: with an error)
+	// while the client waits in a blocking command; unblockErr keeps it.
+	unblock    chan bool
+	unblockErr bool
+
 	trk        atomic.Pointer[trackState]
 	trkBroken  atomic.Bool
 	trkCaching bool
@@ -117,6 +127,7 @@ func newClient(s *Server, nc net.Conn) *client {
 
 		created: time.Now(),
 		gone:    make(chan struct{}),
+		unblock: make(chan bool, 1),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
 	}
@@ -209,6 +220,7 @@ func (c *client) serve() {
 	// No message is queued for a connection that is going away.
 	defer c.closePushes()
 	defer c.srv.dropSubscriptions(c)
+	defer c.srv.stopMonitor(c)
 	defer func() {
 		// Every way out commits or discards the pipeline first; one left
 		// here (after a panic) was never acknowledged and is discarded, so

@@ -1001,7 +1001,7 @@ func TestLatencyHistogram(t *testing.T) {
 		}
 		rc.run([]wireStep{
 			wstep(arityErr("latency"), "LATENCY"),
-			wstep("-ERR unknown subcommand 'LATEST'. Try LATENCY HELP.\r\n", "LATENCY", "LATEST"),
+			wstep("-ERR unknown subcommand 'NOSUCH'. Try LATENCY HELP.\r\n", "LATENCY", "NOSUCH"),
 		})
 	}
 }
@@ -1402,7 +1402,7 @@ func TestCommandListFilterBy(t *testing.T) {
 		want, notWant []string
 		exact         bool
 	}{
-		{args: []string{"PATTERN", "client|*"}, want: []string{"client|id", "client|setname", "client|getname", "client|list", "client|info", "client|kill", "client|setinfo", "client|tracking", "client|caching", "client|getredir", "client|trackinginfo", "client|help"}, exact: true},
+		{args: []string{"PATTERN", "client|*"}, want: []string{"client|id", "client|setname", "client|getname", "client|list", "client|info", "client|kill", "client|setinfo", "client|tracking", "client|caching", "client|getredir", "client|trackinginfo", "client|reply", "client|unblock", "client|pause", "client|unpause", "client|no-evict", "client|no-touch", "client|help"}, exact: true},
 		{args: []string{"pattern", "CONFIG|G*"}, want: []string{"config|get"}, exact: true},
 		{args: []string{"pattern", "cl*"}, want: []string{"client", "client|id"}, notWant: []string{"config"}},
 		// The CLIENT container itself is only @slow, its subcommands

@@ -24,6 +24,10 @@ type cmdEntry struct {
 	// subs are the handlers of a container's subcommands.
 	subs  []cmdEntry
 	stats *cmdStats
+	// rewrites marks a command Redis flags read-only that may still
+	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
+	// write transaction on its keys.
+	rewrites bool
 }
 
 // cmdStats are a command's INFO commandstats figures, and the histogram of
@@ -77,6 +81,9 @@ type ctx struct {
 	args [][]byte
 	// failed is set when the handler replied with an error.
 	failed bool
+	// keepWrites, with failed, keeps what the handler wrote before its
+	// error: Redis leaves a corrupt HLL that PFADD updated in part so.
+	keepWrites bool
 	// blocked is set by a blocking handler that found nothing to serve.
 	blocked *blockRequest
 	// afterCommit, set by a handler, runs once its writes are committed
@@ -141,6 +148,8 @@ func (s *Server) register(e *cmdEntry) {
 // dispatch runs one command: lookup, arity, authentication, locking, the
 // handler, and the commit, in that order, the same for every command.
 func (s *Server) dispatch(c *client, args [][]byte) {
+	c.startReply()
+	defer c.endReply()
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		c.setLastCmd("")
@@ -184,11 +193,20 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, msg)
 		return
 	}
+	// diag.go: a client in MONITOR mode may not touch the keyspace.
+	if msg := s.monitorClientError(c, spec); msg != "" {
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
+	if !s.waitPause(c, spec) {
+		return
+	}
 	if c.multi != nil && !inMultiPassThrough(spec.Name) {
 		s.queue(c, spec, args)
 		return
 	}
-	if !joinsPipeline(spec) {
+	if !joinsPipeline(spec) || sortOwnTx(spec, args) {
 		// The commit of the writes pipelined before this command is
 		// theirs: it is not timed as this command's.
 		s.commitPipeline(c)
@@ -207,8 +225,14 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	start := time.Now()
 	c.lastCmdAt.Store(start.UnixMilli())
+	if s.monitoring() && spec.Flags&command.SkipMonitor != 0 && isScriptCall(spec) {
+		// diag.go: a script's call shows before its commands, as in Redis.
+		s.sendMonitorLine(c, int(c.db.Load()), false, args)
+	}
 	failed, req := s.execute(c, spec, e, args, false)
 	ran := time.Since(start)
+	// diag.go: monitors see the command once, when it first ran.
+	s.feedMonitors(c, spec, int(c.db.Load()), false, args)
 	if req != nil {
 		var more time.Duration
 		var gone bool
@@ -222,6 +246,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		ran += more
 	}
 	e.stats.record(ran, failed, s.cfg.LatencyTracking())
+	s.noteCommand(c, false, spec, args, ran) // diag.go: SLOWLOG, LATENCY
 	// Counted after the command, as Redis counts it: only commands that
 	// ran, and CONFIG RESETSTAT counts itself.
 	s.stats.commands.Add(1)
@@ -259,7 +284,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
-	if joinsPipeline(spec) {
+	if joinsPipeline(spec) && !sortOwnTx(spec, args) {
 		s.runPipelined(c, spec, e, args)
 		return x.failed, nil
 	}
@@ -274,13 +299,18 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 		}
 	}()
 	switch {
+	case spec.Name == "sort":
+		x.tx = s.beginSort(c, spec, args)
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
-	case spec.Flags&command.Write != 0:
+	case spec.Flags&command.Write != 0 || e.rewrites:
 		x.tx = s.st.Begin(c.commandKeys(spec, args))
 	case spec.Flags&command.ReadOnly != 0:
 		// Commands reading several keys read them from one snapshot.
 		x.tx = s.st.Read(spec.Last != spec.First || spec.Flags&command.MovableKeys != 0)
+	}
+	if x.tx != nil && !c.touches(spec) {
+		x.tx.SetTouch(false)
 	}
 	writing := x.tx != nil && x.tx.Writable()
 	mark := 0
@@ -290,11 +320,15 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	}
 	e.run(x)
 	if writing {
-		if !x.failed && x.blocked == nil {
+		// A command about to block may have written already (XREADGROUP
+		// creates its consumer, as Redis 7.2 does before it blocks):
+		// that commits before it waits.
+		if !x.failed || x.keepWrites {
 			if err := x.tx.Commit(); err != nil {
 				// Nothing was written: take back the reply the handler
 				// prepared and report the failure instead.
 				w.Truncate(mark)
+				x.blocked = nil
 				x.internalError(err)
 				if x.commitFailed != nil {
 					x.commitFailed()
@@ -370,11 +404,12 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 		c.pipeMark = c.w.Hold()
 	}
 	x.tx = c.pipe
+	x.tx.SetTouch(c.touches(spec))
 	mark := x.tx.StartCommand()
 	e.run(x)
 	x.tx = nil
 	c.pipeReplies++
-	if x.failed {
+	if x.failed && !x.keepWrites {
 		if err := c.pipe.RollbackCommand(mark); err != nil {
 			s.failPipeline(c, err)
 			return
@@ -441,6 +476,12 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	}
 	s.blocked.add(wt)
 	defer s.blocked.remove(wt)
+	// A CLIENT UNBLOCK meant for an earlier wait is stale.
+	select {
+	case <-c.unblock:
+	default:
+	}
+	c.unblockErr = false
 	c.setBlocked(true)
 	defer c.setBlocked(false)
 	// Replies to commands pipelined before this one go out before it waits.
@@ -457,7 +498,11 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 		start := time.Now()
 		x := &c.ctx
 		*x = ctx{srv: s, cl: c, w: c.w, args: args}
-		req.timeout(x)
+		if c.unblockErr {
+			x.errorReply("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		} else {
+			req.timeout(x)
+		}
 		return x.failed, ran + time.Since(start), false
 	}
 	for {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // durableWriter sends the replies that must wait for a WAL sync under
@@ -129,7 +130,9 @@ func (d *durableWriter) run() {
 		// The sync covers every commit made before its call, so every
 		// commit whose reply is in batch: each was made before its reply
 		// was queued.
+		syncStart := time.Now()
 		err := d.s.st.SyncWAL()
+		d.s.noteLatency("aof-fsync-always", time.Since(syncStart)) // diag.go
 		for i := range batch {
 			q := &batch[i]
 			if err != nil {

@@ -17,10 +17,7 @@ import (
 // compares every reply byte for byte, in RESP2 and RESP3: queueing,
 // EXECABORT, run-time errors inside EXEC, nesting errors, WATCH's rules.
 func TestMultiMatchesRedis(t *testing.T) {
-	scripts := []struct {
-		name string
-		cmds [][]string
-	}{
+	scripts := []diffSession{
 		{"queued commands run in order", [][]string{
 			{"MULTI"}, {"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"}, {"LPUSH", "a", "x"}, {"APPEND", "a", "z"}, {"EXEC"}, {"GET", "a"},
 		}},
@@ -92,8 +89,20 @@ func TestMultiMatchesRedis(t *testing.T) {
 			{"WATCH", "r1"}, {"MULTI"}, {"SET", "r1", "1"}, {"RESET"}, {"EXEC"}, {"GET", "r1"},
 		}},
 	}
+	runDiffSessions(t, scripts)
+}
+
+// diffSession is a named sequence of commands for runDiffSessions.
+type diffSession struct {
+	name string
+	cmds [][]string
+}
+
+// runDiffSessions plays each session on a fresh real Redis and a fresh
+// Cairn, in RESP2 and in RESP3, comparing every reply byte for byte.
+func runDiffSessions(t *testing.T, sessions []diffSession) {
 	for _, proto := range []int{2, 3} {
-		for _, sc := range scripts {
+		for _, sc := range sessions {
 			t.Run(fmt.Sprintf("resp%d/%s", proto, sc.name), func(t *testing.T) {
 				d := newDiffRunProto(t, proto)
 				for _, c := range sc.cmds {
@@ -280,5 +289,34 @@ func TestMultiQueueErrorsAndLimits(t *testing.T) {
 	}
 	if got := rc.do("LLEN", "big"); got != fmt.Sprintf(":%d\r\n", n) {
 		t.Fatalf("LLEN = %q", got)
+	}
+}
+
+// TestMultiQueueLimit: a transaction whose queued commands pass
+// client-query-buffer-limit is dropped, answered with a clear error, and
+// EXEC aborts; the connection and the server go on.
+func TestMultiQueueLimit(t *testing.T) {
+	ts := startServer(t, "client-query-buffer-limit", "1mb")
+	rc := ts.wire(t)
+	rc.do("MULTI")
+	big := strings.Repeat("x", 64<<10)
+	var got string
+	for i := range 40 {
+		got = rc.do("SET", "k"+strconv.Itoa(i), big)
+		if got != "+QUEUED\r\n" {
+			break
+		}
+	}
+	if !strings.Contains(got, "client-query-buffer-limit") {
+		t.Fatalf("queueing past the limit answered %q", got)
+	}
+	if got := rc.do("SET", "after", "1"); got != "+QUEUED\r\n" {
+		t.Fatalf("after the limit: %q", got)
+	}
+	if got := rc.do("EXEC"); !strings.HasPrefix(got, "-EXECABORT") {
+		t.Fatalf("EXEC = %q", got)
+	}
+	if got := rc.do("EXISTS", "k0", "after"); got != ":0\r\n" {
+		t.Fatalf("keys of the dropped transaction exist: %q", got)
 	}
 }

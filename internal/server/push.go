@@ -230,11 +230,16 @@ func appendPushBulks(b []byte, resp3 bool, kind string, elems ...[]byte) []byte 
 	b = append(b, kind...)
 	b = append(b, '\r', '\n')
 	for _, e := range elems {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(e)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, e...)
-		b = append(b, '\r', '\n')
+		b = appendBulk(b, e)
 	}
 	return b
+}
+
+// appendBulk appends e as a RESP bulk string.
+func appendBulk(b, e []byte) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(e)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, e...)
+	return append(b, '\r', '\n')
 }

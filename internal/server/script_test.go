@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
@@ -23,10 +22,7 @@ import (
 // commands on a real Redis and on Cairn, in RESP2 and RESP3, and compares
 // every reply byte for byte.
 func TestScriptingMatchesRedis(t *testing.T) {
-	scripts := []struct {
-		name string
-		cmds [][]string
-	}{
+	scripts := []diffSession{
 		{"calls and conversions", [][]string{
 			{"EVAL", "return redis.call('INCR', KEYS[1])", "1", "n"},
 			{"EVAL", "return redis.call('GET', KEYS[1])", "1", "n"},
@@ -117,16 +113,7 @@ func TestScriptingMatchesRedis(t *testing.T) {
 			{"EXEC"},
 		}},
 	}
-	for _, proto := range []int{2, 3} {
-		for _, sc := range scripts {
-			t.Run(fmt.Sprintf("resp%d/%s", proto, sc.name), func(t *testing.T) {
-				d := newDiffRunProto(t, proto)
-				for _, c := range sc.cmds {
-					d.same(c...)
-				}
-			})
-		}
-	}
+	runDiffSessions(t, scripts)
 }
 
 // TestFunctionsSurviveRestart: libraries are data in the engine, loaded

@@ -52,12 +52,18 @@ type Server struct {
 	// scripts runs Lua scripts and functions; runs are those in progress.
 	scripts *script.Engine
 	runs    scriptRuns
+	// pause is CLIENT PAUSE's state.
+	pause pauseState
 	// durable sends the replies that wait for a WAL sync (appendfsync
 	// always).
 	durable  durableWriter
 	handlers map[*command.Spec]*cmdEntry
 	// ps is the pub/sub registry (cmd_pubsub.go).
 	ps pubsubState
+	// diag is SLOWLOG, MONITOR and the latency monitor (diag.go).
+	diag diagState
+	// saves is SAVE and BGSAVE's state (cmd_save.go).
+	saves saveState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -130,7 +136,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), pubsubCommands(), transactionCommands(), scriptingCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -240,8 +246,13 @@ func (s *Server) accept(nc net.Conn) {
 	if len(s.clients) >= s.cfg.MaxClients() {
 		s.mu.Unlock()
 		s.stats.rejected.Add(1)
-		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
-		_ = nc.Close()
+		go refuse(nc, "-ERR max number of clients reached\r\n")
+		return
+	}
+	if protectedDenied(s.cfg.ProtectedMode(), s.cfg.RequirePass(), nc.RemoteAddr()) {
+		s.mu.Unlock()
+		s.stats.rejected.Add(1)
+		go refuse(nc, deniedProtected)
 		return
 	}
 	c := newClient(s, nc)

@@ -313,11 +313,7 @@ func (s *Server) sendTracking(c *client, st *trackState, keys [][]byte, all bool
 		b = strconv.AppendInt(b, int64(len(keys)), 10)
 		b = append(b, '\r', '\n')
 		for _, k := range keys {
-			b = append(b, '$')
-			b = strconv.AppendInt(b, int64(len(k)), 10)
-			b = append(b, '\r', '\n')
-			b = append(b, k...)
-			b = append(b, '\r', '\n')
+			b = appendBulk(b, k)
 		}
 		return b
 	})

@@ -151,6 +151,9 @@ func (s *Server) keysModified(tx *store.Tx, by *client) {
 // notifyKeyspaceEvent: the event name on __keyspace@<db>__:<key> (class
 // K), the key on __keyevent@<db>__:<event> (class E).
 func (s *Server) publishEvents(tx *store.Tx) {
+	if !tx.HasEvents() {
+		return
+	}
 	classes := s.cfg.NotifyKeyspaceEvents()
 	var buf []byte
 	tx.EachEvent(func(_ notify.Class, name string, db int, key []byte) {

@@ -143,6 +143,9 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		}
 		return n, it.Error()
 	}
+	if m.Type == encoding.TypeStream {
+		return checkStream(s, pdb, key, m)
+	}
 	members, err := count(encoding.FamilySub)
 	if err != nil {
 		return err
@@ -156,6 +159,8 @@ func checkCollection(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	switch m.Type {
 	case encoding.TypeZSet:
 		return checkZSetIndex(s, pdb, key, m)
+	case encoding.TypeSortedint:
+		return checkSortedint(s, pdb, key, m)
 	case encoding.TypeList:
 		l, err := encoding.DecodeListMeta(m.Value)
 		if err != nil {
@@ -235,4 +240,24 @@ func checkZSetIndex(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return fmt.Errorf("zset %q: size field %d, %d score index entries", key, m.Size, n)
 	}
 	return nil
+}
+
+// checkSortedint verifies that every member record of a sortedint holds an
+// 8-byte id: anything else would be skipped or misread by range reads.
+func checkSortedint(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
+	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, pdb, key, m.Version)
+	it, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if _, err := encoding.DecodeSortedintMember(it.Key()[len(p):]); err != nil {
+			return fmt.Errorf("sortedint %q: %w", key, err)
+		}
+		if len(it.Value()) != 0 {
+			return fmt.Errorf("sortedint %q: member record with a %d-byte value", key, len(it.Value()))
+		}
+	}
+	return it.Error()
 }

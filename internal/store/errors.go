@@ -25,4 +25,6 @@ const (
 	ErrOffsetRange Error = "ERR offset is out of range"
 	ErrDBIndex     Error = "ERR DB index is out of range"
 	ErrSameObject  Error = "ERR source and destination objects are the same"
+	// ErrNoRDBType refuses DUMP of a type Redis's RDB format cannot hold.
+	ErrNoRDBType Error = "ERR DUMP is not supported for sortedint keys: the RDB format has no such type"
 )

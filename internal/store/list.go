@@ -760,3 +760,24 @@ func (tx *Tx) ListEncoding(db int, key []byte) (string, bool, error) {
 	}
 	return "quicklist", true, nil
 }
+
+// ListStore replaces whatever dst holds with a list of items, in order, or
+// deletes dst when items is empty, as SORT ... STORE does; dst's deadline
+// goes with it. It returns the length of the list stored.
+func (tx *Tx) ListStore(db int, dst []byte, items [][]byte) (int64, error) {
+	if len(items) == 0 {
+		_, err := tx.deleteKey(db, dst)
+		return 0, err
+	}
+	if err := tx.checkWrite(dst); err != nil {
+		return 0, err
+	}
+	ls := &listState{collection: collection{db: db, pdb: tx.s.phys(db), key: dst, Meta: encoding.Meta{Type: encoding.TypeList}}}
+	if err := tx.pushItems(ls, ListRight, items); err != nil {
+		return 0, err
+	}
+	if err := tx.saveList(ls); err != nil {
+		return 0, err
+	}
+	return int64(ls.len()), nil
+}

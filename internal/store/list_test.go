@@ -1081,3 +1081,35 @@ func TestCachedForViewRefusesAMovedGeneration(t *testing.T) {
 		t.Fatal("a view fixed before the lookup was taken as fixed after it")
 	}
 }
+
+// TestListStore replaces keys of every kind with a list, deadline and old
+// members gone, and deletes the destination for an empty result.
+func TestListStore(t *testing.T) {
+	s, _ := openTestStore(t)
+	d := []byte("d")
+	writeTx(t, s, []string{"d"}, func(tx *Tx) (int64, error) { return tx.SAdd(0, d, byteSlices("x", "y")) })
+	writeTx(t, s, []string{"d"}, func(tx *Tx) (bool, error) { return tx.Expire(0, d, s.nowMs()+100_000, ExpireAlways) })
+	n := writeTx(t, s, []string{"d"}, func(tx *Tx) (int64, error) { return tx.ListStore(0, d, byteSlices("b", "", "a", "b")) })
+	if n != 4 {
+		t.Fatalf("ListStore stored %d, want 4", n)
+	}
+	got := readTx(t, s, func(tx *Tx) ([][]byte, error) { return tx.LRange(0, d, 0, -1) })
+	if want := []string{"b", "", "a", "b"}; !slices.Equal(stringsOf(got), want) {
+		t.Fatalf("list %q, want %q", stringsOf(got), want)
+	}
+	if dl := readTx(t, s, func(tx *Tx) (int64, error) { return tx.Deadline(0, d) }); dl != TTLPersisted {
+		t.Fatalf("deadline %d survived the store", dl)
+	}
+	n = writeTx(t, s, []string{"d"}, func(tx *Tx) (int64, error) { return tx.ListStore(0, d, byteSlices("z")) })
+	got = readTx(t, s, func(tx *Tx) ([][]byte, error) { return tx.LRange(0, d, 0, -1) })
+	if n != 1 || !slices.Equal(stringsOf(got), []string{"z"}) {
+		t.Fatalf("over a list: %d %q", n, stringsOf(got))
+	}
+	writeTx(t, s, []string{"d"}, func(tx *Tx) (int64, error) { return tx.ListStore(0, d, nil) })
+	if ok := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, d) }); ok {
+		t.Fatal("an empty store left the key")
+	}
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+}

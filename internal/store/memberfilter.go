@@ -261,7 +261,7 @@ func (f *memberFilter) grow() bool {
 // filtered reports whether collections of type t get member filters: the
 // types whose writes look members up before writing them.
 func filtered(t encoding.Type) bool {
-	return t == encoding.TypeHash || t == encoding.TypeSet || t == encoding.TypeZSet
+	return t == encoding.TypeHash || t == encoding.TypeSet || t == encoding.TypeZSet || t == encoding.TypeSortedint
 }
 
 // memberFilter returns the filter of c's current version, nil if it has

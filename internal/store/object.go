@@ -25,6 +25,11 @@ func (tx *Tx) Encoding(db int, key []byte) (string, bool, error) {
 		return tx.ListEncoding(db, key)
 	case encoding.TypeZSet:
 		return tx.ZSetEncoding(db, key)
+	case encoding.TypeStream:
+		return StreamEncoding, true, nil
+	case encoding.TypeSortedint:
+		// Redis has no such type; Kvrocks names none either.
+		return "sortedint", true, nil
 	}
 	return "", false, fmt.Errorf("key %q: no encoding for type %s", key, m.Type)
 }

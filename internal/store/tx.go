@@ -820,7 +820,7 @@ func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
 	for _, f := range families {
 		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, old.Version)
 		end := encoding.PrefixEnd(start)
-		if old.Size > pointDeleteLimit {
+		if old.Size > pointDeleteLimit || streamHasGroups(old) {
 			if err := tx.b.DeleteRange(start, end); err != nil {
 				return err
 			}

@@ -2229,3 +2229,64 @@ func (z *zwriter) setBound(highest bool, next uint64) {
 		z.bounds.Low, z.lowStale = next, false
 	}
 }
+
+// --- Reading score ranges for geo searches -----------------------------------
+
+// errWalkStop ends ZWalkScores early; it never leaves this file.
+var errWalkStop = errors.New("zset: walk stopped")
+
+// ZWalkScores calls fn with the members of each score range of ranges
+// (By must be ZByScore; Offset, Count and Rev are honoured), in order,
+// reading only those ranges of the score index, all in one view of the
+// set. member aliases the index and is valid only during the call. fn
+// returns false to stop the walk. found is false when key is absent.
+// The lookup is not counted as a keyspace hit or miss (GEOSEARCH and
+// friends count theirs when they first look the key up).
+func (tx *Tx) ZWalkScores(db int, key []byte, ranges []ZRange, fn func(member []byte, score float64) bool) (found bool, err error) {
+	v, err := tx.zread(db, key, true, false)
+	if err != nil || v == nil {
+		return false, err
+	}
+	defer v.close()
+	plen := len(v.scorePrefix())
+	for _, r := range ranges {
+		if r.By != ZByScore {
+			return true, fmt.Errorf("zset %q: ZWalkScores needs score ranges", key)
+		}
+		err = v.walk(r, func(k, val []byte) error {
+			s, m, err := zscored(k, val, plen)
+			if err != nil {
+				return err
+			}
+			if !fn(m, s) {
+				return errWalkStop
+			}
+			return nil
+		})
+		if errors.Is(err, errWalkStop) {
+			return true, nil
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// ZScoreUncounted is ZScore without counting a keyspace hit or miss, for
+// a command that looked the key up already (GEOSEARCH ... FROMMEMBER).
+func (tx *Tx) ZScoreUncounted(db int, key, member []byte) (float64, bool, error) {
+	v, err := tx.zread(db, key, false, false)
+	if err != nil || v == nil {
+		return 0, false, err
+	}
+	return v.zscoreIn(member)
+}
+
+// ZStore replaces whatever dst holds with a sorted set of ms (distinct
+// members), or deletes dst when ms is empty, as GEORADIUS STORE and
+// GEOSEARCHSTORE do, and returns the number of members stored. The
+// encoding follows the whole result, as Redis's zsetTypeCreate sizes it.
+func (tx *Tx) ZStore(db int, dst []byte, ms []ZMember) (int64, error) {
+	return tx.zstore(db, dst, ms, zstoreWhole)
+}

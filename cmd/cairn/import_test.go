@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/redistest"
+)
+
+// An RDB file written by a real Redis, imported with `cairn import`, gives
+// a Cairn whose every key has Redis's type, value and deadline.
+func TestImportRedisFile(t *testing.T) {
+	r := redistest.Start(t)
+	do := func(c *redistest.Conn, args ...any) any {
+		t.Helper()
+		for i, a := range args {
+			if _, ok := a.([]byte); !ok {
+				args[i] = fmt.Sprint(a)
+			}
+		}
+		v, err := c.Do(args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return v
+	}
+	do(r, "SET", "str", "hello")
+	do(r, "SET", "int", 42)
+	do(r, "SET", "long", strings.Repeat("compress me ", 200), "PX", 800000)
+	do(r, "SET", "gone", "x", "PX", 1) // in the file, expired by the import
+	do(r, "RPUSH", "list", "a", "b", "c")
+	do(r, "SADD", "intset", 3, 1, 2)
+	do(r, "ZADD", "zset", 1, "one", 2.5, "two", "-inf", "low")
+	do(r, "HSET", "hash", "f", "v", "g", "w")
+	for i := range 300 {
+		do(r, "RPUSH", "biglist", fmt.Sprintf("e%d", i))
+		do(r, "SADD", "bigset", fmt.Sprintf("m%d", i))
+		do(r, "ZADD", "bigzset", i, fmt.Sprintf("m%d", i))
+		do(r, "HSET", "bighash", fmt.Sprintf("f%d", i), strings.Repeat("x", i))
+	}
+	do(r, "EXPIRE", "bighash", 5000)
+	do(r, "XADD", "stream", "1-1", "a", "1")
+	do(r, "FUNCTION", "LOAD", "#!lua name=importlib\nredis.register_function('imported', function() return 7 end)")
+	do(r, "SELECT", 5)
+	do(r, "SET", "in5", "five", "EX", 3000)
+	do(r, "SADD", "set5", "x", "y")
+	do(r, "SAVE")
+	redisDir := do(r, "CONFIG", "GET", "dir").([]any)[1].([]byte)
+	file := filepath.Join(string(redisDir), "dump.rdb")
+
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	out, err := exec.Command(bin, "import", file, "--dir", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cairn import: %v\n%s", err, out)
+	}
+	for _, want := range []string{"loaded 13 keys (db0: 11, db5: 2), 1 function libraries", "skipped 1 keys already expired", "skipped 1 keys of type stream", "keys/s"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("import output lacks %q:\n%s", want, out)
+		}
+	}
+
+	p := startCairn(t, bin, true, 0, "--dir", dir)
+	c := redistest.Dial(t, fmt.Sprintf("127.0.0.1:%d", p.port))
+	compared := 0
+	for _, db := range []int{0, 5} {
+		do(r, "SELECT", db)
+		do(c, "SELECT", db)
+		keys := do(r, "KEYS", "*").([]any)
+		if n := do(c, "DBSIZE").(int64); int(n) != len(keys)-boolInt(db == 0) { // the stream is not loaded
+			t.Errorf("db %d: Cairn has %d keys, Redis %d", db, n, len(keys))
+		}
+		for _, k := range keys {
+			key := k.([]byte)
+			typ := string(do(r, "TYPE", key).([]byte))
+			if typ == "stream" {
+				continue
+			}
+			if got := string(do(c, "TYPE", key).([]byte)); got != typ {
+				t.Errorf("db %d key %s: type %s, Redis %s", db, key, got, typ)
+				continue
+			}
+			if a, b := do(c, "PEXPIRETIME", key), do(r, "PEXPIRETIME", key); a != b {
+				t.Errorf("db %d key %s: deadline %v, Redis %v", db, key, a, b)
+			}
+			want := normalized(t, do(r, "DUMP", key).([]byte))
+			got := normalized(t, do(c, "DUMP", key).([]byte))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("db %d key %s: value %+v, Redis %+v", db, key, got, want)
+			}
+			compared++
+		}
+	}
+	if compared != 13 {
+		t.Fatalf("compared %d keys", compared)
+	}
+	do(c, "SELECT", 0)
+	if v := do(c, "FCALL", "imported", 0); v != int64(7) {
+		t.Fatalf("FCALL of the imported library: %v", v)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// normalized decodes a DUMP payload and sorts what has no order.
+func normalized(t *testing.T, payload []byte) rdb.Object {
+	t.Helper()
+	o, err := rdb.DecodeValue(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	less := func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
+	switch o.Kind {
+	case rdb.KindSet:
+		sort.Slice(o.Items, func(i, j int) bool { return less(o.Items[i], o.Items[j]) })
+	case rdb.KindZSet:
+		sort.Slice(o.ZSet, func(i, j int) bool { return less(o.ZSet[i].Member, o.ZSet[j].Member) })
+	case rdb.KindHash:
+		type pair struct{ f, v []byte }
+		ps := make([]pair, 0, len(o.Pairs)/2)
+		for i := 0; i+1 < len(o.Pairs); i += 2 {
+			ps = append(ps, pair{o.Pairs[i], o.Pairs[i+1]})
+		}
+		sort.Slice(ps, func(i, j int) bool { return less(ps[i].f, ps[j].f) })
+		o.Pairs = o.Pairs[:0]
+		for _, p := range ps {
+			o.Pairs = append(o.Pairs, p.f, p.v)
+		}
+	}
+	return o
+}
+
+// A corrupt file is refused with the place it went wrong.
+func TestImportCorruptFile(t *testing.T) {
+	data, err := os.ReadFile("../../internal/rdb/testdata/redis70-all.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(data)
+	bad[len(bad)-3] ^= 1 // the checksum
+	file := filepath.Join(t.TempDir(), "bad.rdb")
+	if err := os.WriteFile(file, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = runImport([]string{file, "--dir", t.TempDir()}, &out)
+	if err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("import of a corrupt file: %v\n%s", err, out.String())
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/tlsconf"
+)
+
+// boundListener is one listening socket and what the log says of it.
+type boundListener struct {
+	ln   net.Listener
+	addr string
+	tls  bool
+}
+
+// listen opens the plain port (unless port is 0, as in Redis) and the TLS
+// port (when tls-port is set) on every bind address. On error it closes
+// what it opened.
+func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
+	var out []boundListener
+	fail := func(err error) ([]boundListener, error) {
+		for _, l := range out {
+			_ = l.ln.Close()
+		}
+		return nil, err
+	}
+	t := cfg.TLS()
+	if cfg.Port() == 0 && t.Port == 0 {
+		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
+	}
+	for _, addr := range cfg.Bind() {
+		if cfg.Port() == 0 {
+			break
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
+		if err != nil {
+			return fail(fmt.Errorf("listen: %w", err))
+		}
+		out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
+	}
+	if t.Port == 0 {
+		return out, nil
+	}
+	tc, err := tlsconf.Build(t)
+	if err != nil {
+		return fail(fmt.Errorf("TLS: %w", err))
+	}
+	live := tlsconf.NewLive(tc)
+	followTLS(cfg, live, log)
+	for _, addr := range cfg.Bind() {
+		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(t.Port)))
+		if err != nil {
+			return fail(fmt.Errorf("listen (tls-port): %w", err))
+		}
+		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
+	}
+	return out, nil
+}
+
+// followTLS makes CONFIG SET of the tls-* settings take effect for new
+// connections, as in Redis: the new configuration is built from all of them
+// first, and a CONFIG SET it fails on is refused with Redis's error.
+func followTLS(cfg *config.Config, live *tlsconf.Live, log *slog.Logger) {
+	cfg.CheckTLS(func(t config.TLS) string {
+		if _, err := tlsconf.Build(t); err != nil {
+			log.Warn("Failed to configure TLS", "err", err)
+			return "Unable to update TLS configuration. Check server logs."
+		}
+		return ""
+	})
+	for _, h := range config.Help() {
+		if !strings.HasPrefix(h.Name, "tls-") || !h.Live {
+			continue
+		}
+		cfg.OnChange(h.Name, func(string) {
+			tc, err := tlsconf.Build(cfg.TLS())
+			if err != nil { // vetted by CheckTLS; a file may have changed since
+				log.Warn("Failed to configure TLS", "err", err)
+				return
+			}
+			live.Set(tc)
+		})
+	}
+}
+
+// lockedError turns the engine's failure to take the data directory's lock
+// into an error naming the directory and, when /proc/locks tells, the
+// process holding it. Other errors pass unchanged.
+func lockedError(dir string, err error) error {
+	if !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EWOULDBLOCK) && !strings.Contains(err.Error(), "resource temporarily unavailable") {
+		return err
+	}
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		abs = dir
+	}
+	if pid := lockHolder(filepath.Join(dir, "LOCK")); pid > 0 {
+		return fmt.Errorf("the data directory %s is in use by another process (pid %d): stop it or choose another dir", abs, pid)
+	}
+	return fmt.Errorf("the data directory %s is locked by another process: stop it or choose another dir (%w)", abs, err)
+}
+
+// lockHolder returns the pid holding a lock on the file at path, read from
+// /proc/locks, or 0 if it cannot tell.
+func lockHolder(path string) int {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	return parseLocks(string(data), uint64(st.Dev), st.Ino, os.Getpid())
+}
+
+// parseLocks finds, in the text of /proc/locks, a lock on the file with
+// device dev and inode ino held by a process other than self. A line reads
+// "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF", the device as hex
+// major:minor.
+func parseLocks(text string, dev, ino uint64, self int) int {
+	major, minor := unixMajor(dev), unixMinor(dev)
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		// A blocked waiter's line has "->" after the number.
+		if f[1] == "->" {
+			f = append(f[:1], f[2:]...)
+			if len(f) < 6 {
+				continue
+			}
+		}
+		pid, err := strconv.Atoi(f[4])
+		if err != nil || pid == self {
+			continue
+		}
+		parts := strings.Split(f[5], ":")
+		if len(parts) != 3 {
+			continue
+		}
+		ma, err1 := strconv.ParseUint(parts[0], 16, 32)
+		mi, err2 := strconv.ParseUint(parts[1], 16, 32)
+		in, err3 := strconv.ParseUint(parts[2], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		if ma == major && mi == minor && in == ino {
+			return pid
+		}
+	}
+	return 0
+}
+
+// unixMajor and unixMinor split a Linux dev_t as glibc's major() and minor().
+func unixMajor(dev uint64) uint64 { return ((dev >> 8) & 0xfff) | ((dev >> 32) &^ 0xfff) }
+func unixMinor(dev uint64) uint64 { return (dev & 0xff) | ((dev >> 12) &^ 0xff) }
+
+// printHelp writes the usage and every setting with its default, whether
+// CONFIG SET changes it live, and its meaning.
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `Usage: cairn [/path/to/cairn.conf] [--setting value ...]
+       cairn --version
+       cairn --help
+
+The config file uses redis.conf syntax; settings on the command line follow
+it and win. Settings (default; live = changeable with CONFIG SET):
+
+`)
+	for _, h := range config.Help() {
+		def := h.Default
+		if def == "" {
+			def = `""`
+		}
+		live := ""
+		if h.Live {
+			live = ", live"
+		}
+		fmt.Fprintf(w, "  --%s <%s>  (default %s%s)\n      %s\n", h.Name, h.Kind, def, live, h.Meaning)
+	}
+}

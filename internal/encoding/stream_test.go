@@ -1,0 +1,81 @@
+package encoding
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestStreamIDOrderAndText(t *testing.T) {
+	ids := []StreamID{{0, 0}, {0, 1}, {0, math.MaxUint64}, {1, 0}, {255, 7}, {256, 0}, {math.MaxUint64, 0}, MaxStreamID}
+	for i := 1; i < len(ids); i++ {
+		a, b := AppendStreamID(nil, ids[i-1]), AppendStreamID(nil, ids[i])
+		if bytes.Compare(a, b) >= 0 || ids[i-1].Compare(ids[i]) >= 0 {
+			t.Fatalf("%s does not sort before %s", ids[i-1], ids[i])
+		}
+		if n, ok := ids[i-1].Next(); !ok || n.Compare(ids[i]) > 0 {
+			t.Fatalf("Next(%s) = %s", ids[i-1], n)
+		}
+		if p, ok := ids[i].Prev(); !ok || p.Compare(ids[i-1]) < 0 {
+			t.Fatalf("Prev(%s) = %s", ids[i], p)
+		}
+		got, err := DecodeStreamID(b)
+		if err != nil || got != ids[i] {
+			t.Fatalf("DecodeStreamID(%x) = %v, %v", b, got, err)
+		}
+	}
+	if _, ok := MaxStreamID.Next(); ok {
+		t.Fatal("MaxStreamID has a next id")
+	}
+	if _, ok := (StreamID{}).Prev(); ok {
+		t.Fatal("0-0 has a previous id")
+	}
+	if s := (StreamID{12, 3}).String(); s != "12-3" {
+		t.Fatalf("String = %q", s)
+	}
+}
+
+func TestStreamMetaRoundTrip(t *testing.T) {
+	m := StreamMeta{LastID: StreamID{5, 6}, FirstID: StreamID{1, 2}, MaxDeletedID: StreamID{3, 4}, EntriesAdded: 9, Groups: 2}
+	b := AppendStreamMeta(nil, m)
+	got, err := DecodeStreamMeta(b)
+	if err != nil || got != m {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	if _, err := DecodeStreamMeta(b[:63]); err == nil {
+		t.Fatal("a short tail decodes")
+	}
+}
+
+func TestStreamEntryRoundTrip(t *testing.T) {
+	for _, fields := range [][][]byte{
+		{[]byte("a"), []byte("1")},
+		{[]byte(""), []byte(""), []byte("\x00\xff"), bytes.Repeat([]byte("v"), 5000)},
+	} {
+		got, err := DecodeStreamEntry(AppendStreamEntry(nil, fields))
+		if err != nil || !reflect.DeepEqual(got, fields) {
+			t.Fatalf("round trip of %q: %q, %v", fields, got, err)
+		}
+	}
+	p := []byte("prefix")
+	k := AppendStreamEntryKey(nil, p, StreamID{7, 8})
+	if id, err := DecodeStreamEntryKey(k, len(p)); err != nil || id != (StreamID{7, 8}) {
+		t.Fatalf("entry key: %v, %v", id, err)
+	}
+}
+
+func FuzzDecodeStreamEntry(f *testing.F) {
+	f.Add(AppendStreamEntry(nil, [][]byte{[]byte("f"), []byte("v")}))
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 9})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, err := DecodeStreamEntry(b)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(AppendStreamEntry(nil, fields), b) {
+			t.Fatalf("%x decodes to %q, which encodes otherwise", b, fields)
+		}
+	})
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// streamModel is an in-memory stream: what the store must agree with.
+type streamModel struct {
+	ids    []StreamID
+	vals   map[StreamID]string
+	last   StreamID
+	maxDel StreamID
+	added  uint64
+}
+
+// TestStreamAgainstModel runs random XADD, XDEL and XTRIM against a model,
+// checking ranges, lengths and the store's invariants (Check) as it goes.
+func TestStreamAgainstModel(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			s, _ := openTestStore(t)
+			rng := rand.New(rand.NewPCG(seed, 99))
+			m := &streamModel{vals: map[StreamID]string{}}
+			key := []byte("s")
+			for step := range 400 {
+				switch op := rng.IntN(10); {
+				case op < 6:
+					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(3)), Seq: uint64(rng.IntN(4))}
+					v := fmt.Sprint(step)
+					got, err := func() (StreamID, error) {
+						tx := s.Begin([][]byte{key})
+						defer tx.Close()
+						id, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: id, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", v)})
+						if err != nil {
+							return id, err
+						}
+						return id, tx.Commit()
+					}()
+					if id.Compare(m.last) <= 0 {
+						if err != ErrStreamIDSmall {
+							t.Fatalf("step %d: XADD %s after %s: %v", step, id, m.last, err)
+						}
+						continue
+					}
+					if err != nil || got != id {
+						t.Fatalf("step %d: XADD %s = %s, %v", step, id, got, err)
+					}
+					m.ids = append(m.ids, id)
+					m.vals[id] = v
+					m.last = id
+					m.added++
+				case op < 8 && len(m.ids) > 0:
+					victim := m.ids[rng.IntN(len(m.ids))]
+					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XDel(0, key, []StreamID{victim, victim, {Ms: 1 << 40}})
+					})
+					if n != 1 {
+						t.Fatalf("step %d: XDEL %s = %d", step, victim, n)
+					}
+					for i, id := range m.ids {
+						if id == victim {
+							m.ids = append(m.ids[:i], m.ids[i+1:]...)
+							break
+						}
+					}
+					if victim.Compare(m.maxDel) > 0 {
+						m.maxDel = victim
+					}
+				default:
+					maxLen := int64(rng.IntN(40))
+					limit := int64(rng.IntN(3) * 10)
+					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: maxLen, Limit: limit})
+					})
+					want := max(int64(len(m.ids))-maxLen, 0)
+					if limit > 0 {
+						want = min(want, limit)
+					}
+					if n != want {
+						t.Fatalf("step %d: XTRIM MAXLEN %d LIMIT %d = %d, want %d", step, maxLen, limit, n, want)
+					}
+					m.ids = m.ids[want:]
+				}
+				if err := Check(s); err != nil {
+					t.Fatalf("step %d: %v", step, err)
+				}
+				entries := readTx(t, s, func(tx *Tx) ([]StreamEntry, error) {
+					e, _, err := tx.XRange(0, key, StreamID{}, StreamID{Ms: ^uint64(0), Seq: ^uint64(0)}, 0, false)
+					return e, err
+				})
+				var got []StreamID
+				for _, e := range entries {
+					got = append(got, e.ID)
+					if string(e.Fields[1]) != m.vals[e.ID] {
+						t.Fatalf("step %d: entry %s holds %q", step, e.ID, e.Fields)
+					}
+				}
+				if !reflect.DeepEqual(got, append([]StreamID(nil), m.ids...)) && !(len(got) == 0 && len(m.ids) == 0) {
+					t.Fatalf("step %d: entries %v, model %v", step, got, m.ids)
+				}
+				sm, length, ok := readTx(t, s, func(tx *Tx) (streamMetaResult, error) {
+					sm, l, ok, err := tx.StreamMeta(0, key)
+					return streamMetaResult{sm.LastID, sm.MaxDeletedID, sm.EntriesAdded, l, ok}, err
+				}).split()
+				if ok && (sm.last != m.last || sm.maxDel != m.maxDel || sm.added != m.added || length != uint64(len(m.ids))) {
+					t.Fatalf("step %d: metadata %+v (length %d), model last %s maxdel %s added %d length %d", step, sm, length, m.last, m.maxDel, m.added, len(m.ids))
+				}
+			}
+		})
+	}
+}
+
+type streamMetaResult struct {
+	last, maxDel StreamID
+	added        uint64
+	length       uint64
+	ok           bool
+}
+
+func (r streamMetaResult) split() (streamMetaResult, uint64, bool) { return r, r.length, r.ok }
+
+// TestStreamDeleteWithRangeTombstones checks that DEL of a long stream
+// leaves nothing behind and a new stream under the name starts empty.
+func TestStreamDeleteWithRangeTombstones(t *testing.T) {
+	s, _ := openTestStore(t)
+	key := []byte("s")
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+		for i := range 500 {
+			if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+				return 0, err
+			}
+		}
+		return 0, nil
+	})
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.Delete(0, key) })
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+		_, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: 1}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")})
+		return 0, err
+	})
+	n := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.XLen(0, key); return n, err })
+	if n != 1 {
+		t.Fatalf("XLEN after DEL and XADD = %d", n)
+	}
+}
+
+// TestStreamGroupsSurviveReopen checks that a stream's entries, groups,
+// consumers and pending entries are all on disk: a store opened again on
+// the same files reads them back, and they pass Check.
+func TestStreamGroupsSurviveReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	open := func() (*Store, engine.Engine) {
+		eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: fs, CacheSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(eng, Options{Databases: 2, KeyCacheSize: testKeyCache, MemberFilterSize: testMemberFilters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, eng
+	}
+	s, eng := open()
+	key, group := []byte("s"), []byte("g")
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+		for i := range 5 {
+			if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+				return 0, err
+			}
+		}
+		if err := tx.XGroupCreate(0, key, group, StreamID{}, false, false, InvalidEntriesRead); err != nil {
+			return 0, err
+		}
+		_, err := tx.XReadGroup(0, key, group, []byte("c"), StreamID{}, false, 3, false, false)
+		return 0, err
+	})
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XAck(0, key, group, []StreamID{{Ms: 2}}) })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, eng = open()
+	defer eng.Close()
+	defer s.Close()
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+	sum := readTx(t, s, func(tx *Tx) (PendingSummary, error) { return tx.XPendingSummary(0, key, group) })
+	if sum.Count != 2 || sum.First != (StreamID{Ms: 1}) || sum.Last != (StreamID{Ms: 3}) || len(sum.Consumers) != 1 || string(sum.Consumers[0].Name) != "c" {
+		t.Fatalf("pending after reopen: %+v", sum)
+	}
+	groups := readTx(t, s, func(tx *Tx) ([]GroupInfo, error) { g, _, err := tx.XInfoGroups(0, key); return g, err })
+	if len(groups) != 1 || groups[0].LastID != (StreamID{Ms: 3}) || groups[0].EntriesRead != 3 || !groups[0].LagKnown || groups[0].Lag != 2 {
+		t.Fatalf("groups after reopen: %+v", groups)
+	}
+}
