@@ -164,6 +164,29 @@ func (x *ctx) parseIntervalID(arg []byte, missingSeq uint64) (id store.StreamID,
 
 // streamEntries writes entries as Redis does: each an array of its id and
 // its fields and values.
+// servedStream is one stream's part of XREAD's or XREADGROUP's reply.
+type servedStream struct {
+	key     []byte
+	entries []store.StreamEntry
+}
+
+// replyServed writes XREAD's and XREADGROUP's reply: each stream's key and
+// its entries (written by entries), in a map under RESP3.
+func replyServed(x *ctx, out []servedStream, entries func(*ctx, []store.StreamEntry)) {
+	if x.w.Protocol() >= 3 {
+		x.w.Map(len(out))
+	} else {
+		x.w.Array(len(out))
+	}
+	for _, s := range out {
+		if x.w.Protocol() < 3 {
+			x.w.Array(2)
+		}
+		x.w.Bulk(s.key)
+		entries(x, s.entries)
+	}
+}
+
 func streamEntries(x *ctx, entries []store.StreamEntry) {
 	x.w.Array(len(entries))
 	var buf []byte
@@ -555,11 +578,7 @@ func cmdXRead(x *ctx) {
 			after[i] = id
 		}
 	}
-	type served struct {
-		key     []byte
-		entries []store.StreamEntry
-	}
-	var out []served
+	var out []servedStream
 	for i, key := range r.keys {
 		start, ok := after[i].Next()
 		if !ok {
@@ -576,22 +595,11 @@ func cmdXRead(x *ctx) {
 			return
 		}
 		if len(entries) > 0 {
-			out = append(out, served{key, entries})
+			out = append(out, servedStream{key, entries})
 		}
 	}
 	if len(out) > 0 {
-		if x.w.Protocol() >= 3 {
-			x.w.Map(len(out))
-		} else {
-			x.w.Array(len(out))
-		}
-		for _, s := range out {
-			if x.w.Protocol() < 3 {
-				x.w.Array(2)
-			}
-			x.w.Bulk(s.key)
-			streamEntries(x, s.entries)
-		}
+		replyServed(x, out, streamEntries)
 		return
 	}
 	if !r.block || x.inGroup() {

@@ -321,11 +321,7 @@ func cmdXReadGroup(x *ctx) {
 			}
 		}
 	}
-	type served struct {
-		key     []byte
-		entries []store.StreamEntry
-	}
-	var out []served
+	var out []servedStream
 	for i, key := range r.keys {
 		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, r.count, noack, x.woken)
 		if err != nil {
@@ -336,22 +332,11 @@ func cmdXReadGroup(x *ctx) {
 			x.notify(notify.Stream, "xgroup-createconsumer", key)
 		}
 		if wants[i].history || len(res.Entries) > 0 {
-			out = append(out, served{key, res.Entries})
+			out = append(out, servedStream{key, res.Entries})
 		}
 	}
 	if len(out) > 0 {
-		if x.w.Protocol() >= 3 {
-			x.w.Map(len(out))
-		} else {
-			x.w.Array(len(out))
-		}
-		for _, s := range out {
-			if x.w.Protocol() < 3 {
-				x.w.Array(2)
-			}
-			x.w.Bulk(s.key)
-			groupEntries(x, s.entries)
-		}
+		replyServed(x, out, groupEntries)
 		return
 	}
 	if !r.block || x.inGroup() {
