@@ -192,36 +192,10 @@ func (s *source) skip(n uint64) error {
 	return nil
 }
 
-func (s *source) length() (n uint64, encoded bool, err error) {
-	b, err := s.byte()
-	if err != nil {
-		return 0, false, err
-	}
-	switch b >> 6 {
-	case len6bit:
-		return uint64(b & 0x3f), false, nil
-	case len14bit:
-		b2, err := s.byte()
-		return uint64(b&0x3f)<<8 | uint64(b2), false, err
-	case lenEncVal:
-		return uint64(b & 0x3f), true, nil
-	}
-	switch b {
-	case len32:
-		p, err := s.small(4)
-		if err != nil {
-			return 0, false, err
-		}
-		return uint64(binary.BigEndian.Uint32(p)), false, nil
-	case len64:
-		p, err := s.small(8)
-		if err != nil {
-			return 0, false, err
-		}
-		return binary.BigEndian.Uint64(p), false, nil
-	}
-	return 0, false, corrupt("unknown length encoding %#x", b)
-}
+func (s *source) readByte() (byte, error)         { return s.byte() }
+func (s *source) readSmall(n int) ([]byte, error) { return s.small(n) }
+
+func (s *source) length() (n uint64, encoded bool, err error) { return readLength(s) }
 
 func (s *source) len() (uint64, error) {
 	n, enc, err := s.length()

@@ -112,10 +112,22 @@ func (r *Reader) take(n uint64) ([]byte, error) {
 	return b, nil
 }
 
-// length reads a length or, when encoded is returned true, the special
+// byteSource is what a length is read from: a slice (Reader) or a stream
+// (the RDB file reader's source).
+type byteSource interface {
+	readByte() (byte, error)
+	// readSmall returns the next n (at most 8) bytes, valid until the next
+	// read.
+	readSmall(n int) ([]byte, error)
+}
+
+func (r *Reader) readByte() (byte, error)         { return r.Byte() }
+func (r *Reader) readSmall(n int) ([]byte, error) { return r.take(uint64(n)) }
+
+// readLength reads a length or, when encoded is returned true, the special
 // encoding number of a string.
-func (r *Reader) length() (n uint64, encoded bool, err error) {
-	b, err := r.Byte()
+func readLength(src byteSource) (n uint64, encoded bool, err error) {
+	b, err := src.readByte()
 	if err != nil {
 		return 0, false, err
 	}
@@ -123,7 +135,7 @@ func (r *Reader) length() (n uint64, encoded bool, err error) {
 	case len6bit:
 		return uint64(b & 0x3f), false, nil
 	case len14bit:
-		b2, err := r.Byte()
+		b2, err := src.readByte()
 		if err != nil {
 			return 0, false, err
 		}
@@ -133,13 +145,13 @@ func (r *Reader) length() (n uint64, encoded bool, err error) {
 	}
 	switch b {
 	case len32:
-		p, err := r.take(4)
+		p, err := src.readSmall(4)
 		if err != nil {
 			return 0, false, err
 		}
 		return uint64(binary.BigEndian.Uint32(p)), false, nil
 	case len64:
-		p, err := r.take(8)
+		p, err := src.readSmall(8)
 		if err != nil {
 			return 0, false, err
 		}
@@ -147,6 +159,8 @@ func (r *Reader) length() (n uint64, encoded bool, err error) {
 	}
 	return 0, false, corrupt("unknown length encoding %#x", b)
 }
+
+func (r *Reader) length() (n uint64, encoded bool, err error) { return readLength(r) }
 
 // Length reads a length.
 func (r *Reader) Length() (uint64, error) {
