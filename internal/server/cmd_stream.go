@@ -164,6 +164,20 @@ func (x *ctx) parseIntervalID(arg []byte, missingSeq uint64) (id store.StreamID,
 
 // streamEntries writes entries as Redis does: each an array of its id and
 // its fields and values.
+// parseStreamIDList parses the ids XDEL and XACK take, replying on a bad
+// one.
+func (x *ctx) parseStreamIDList(args [][]byte) ([]store.StreamID, bool) {
+	ids := make([]store.StreamID, 0, len(args))
+	for _, a := range args {
+		id, _, ok := x.parseStreamID(a, 0, true, false)
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
 // servedStream is one stream's part of XREAD's or XREADGROUP's reply.
 type servedStream struct {
 	key     []byte
@@ -409,13 +423,9 @@ func cmdXDel(x *ctx) {
 		x.replyInt(0, err)
 		return
 	}
-	ids := make([]store.StreamID, 0, len(x.args)-2)
-	for _, a := range x.args[2:] {
-		id, _, ok := x.parseStreamID(a, 0, true, false)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := x.parseStreamIDList(x.args[2:])
+	if !ok {
+		return
 	}
 	n, err := x.tx.XDel(x.db(), x.arg(1), ids)
 	if err == nil && n > 0 {

@@ -373,13 +373,9 @@ func cmdXAck(x *ctx) {
 		x.replyInt(0, err)
 		return
 	}
-	ids := make([]store.StreamID, 0, len(x.args)-3)
-	for _, a := range x.args[3:] {
-		id, _, ok := x.parseStreamID(a, 0, true, false)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := x.parseStreamIDList(x.args[3:])
+	if !ok {
+		return
 	}
 	x.replyInt(x.tx.XAck(x.db(), x.arg(1), x.arg(2), ids))
 }
