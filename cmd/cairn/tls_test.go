@@ -31,9 +31,14 @@ func startTLS(t *testing.T, auth string) (*cairnProc, int, *tlstest.Files) {
 	p := startCairn(t, bin, true, 0, "--dir", t.TempDir(), "--tls-port", strconv.Itoa(tlsPort),
 		"--tls-cert-file", f.ServerCert, "--tls-key-file", f.ServerKey, "--tls-ca-cert-file", f.CACert,
 		"--tls-auth-clients", auth)
+	// Each listener logs its ready line when it opens: the TLS one may
+	// come just after the plain one that startCairn waited for.
 	ready := fmt.Sprintf("addr=127.0.0.1:%d tls=true", tlsPort)
-	if !strings.Contains(p.out.String(), ready) {
-		t.Fatalf("no %q in the log:\n%s", ready, p.out)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.out.String(), ready); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in the log:\n%s", ready, p.out)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return p, tlsPort, f
 }
