@@ -25,7 +25,7 @@ func streamCommands() []cmdEntry {
 		withKeyFlags(def("xdel", -3, write|fast, one, streamCat, "stream", "5.0.0", "Returns the number of messages after removing them from a stream.", cmdXDel), rw|del),
 		withTips(withKeyFlags(def("xtrim", -4, write, one, streamCat, "stream", "5.0.0", "Deletes messages from the beginning of a stream.", cmdXTrim), rw|del), tipOutput),
 		withKeyFlags(def("xsetid", -3, write|denyoom|fast, one, streamCat, "stream", "5.0.0", "An internal command for replicating stream values.", cmdXSetID), rw|upd),
-		xreadEntry(def("xread", -4, readonly|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.", cmdXRead)),
+		streamsKeysEntry(def("xread", -4, readonly|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.", cmdXRead), 1),
 	}
 	for i := range e {
 		s := e[i].spec
@@ -46,11 +46,12 @@ func streamCommands() []cmdEntry {
 	return e
 }
 
-// xreadEntry gives XREAD its keys: those after STREAMS, the first half of
-// what follows it.
-func xreadEntry(e cmdEntry) cmdEntry {
+// streamsKeysEntry gives XREAD and XREADGROUP their keys: those after
+// STREAMS (searched for from argument from), the first half of what
+// follows it.
+func streamsKeysEntry(e cmdEntry, from int) cmdEntry {
 	e.spec.Flags |= command.MovableKeys
-	e.spec.KeySpecs = []command.KeySpec{{Flags: ro | acc, Begin: command.KeywordSearch("STREAMS", 1), Find: command.RangeKeys(-1, 1, 2)}}
+	e.spec.KeySpecs = []command.KeySpec{{Flags: ro | acc, Begin: command.KeywordSearch("STREAMS", from), Find: command.RangeKeys(-1, 1, 2)}}
 	e.spec.KeysFunc = xreadKeys
 	return e
 }

@@ -24,7 +24,7 @@ func streamGroupCommands() []cmdEntry {
 			def("xgroup|help", 2, loading|stale, noKeys, streamCat, "stream", "5.0.0", "Returns helpful text about the different subcommands.", cmdXGroupHelp),
 			withKeyFlags(def("xgroup|setid", -5, write, two, streamCat, "stream", "5.0.0", "Sets the last-delivered ID of a consumer group.", cmdXGroupSetID), rw|upd),
 		),
-		xreadgroupEntry(def("xreadgroup", -7, write|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", cmdXReadGroup)),
+		streamsKeysEntry(def("xreadgroup", -7, write|command.Blocking, noKeys, streamCat, "stream", "5.0.0", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", cmdXReadGroup), 4),
 		withKeyFlags(def("xack", -4, write|fast, one, streamCat, "stream", "5.0.0", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", cmdXAck), rw|upd),
 		withTips(withKeyFlags(def("xclaim", -6, write|fast, one, streamCat, "stream", "5.0.0", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", cmdXClaim), rw|upd), tipOutput),
 		withTips(withKeyFlags(def("xautoclaim", -6, write|fast, one, streamCat, "stream", "6.2.0", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", cmdXAutoClaim), rw|del), tipOutput),
@@ -44,14 +44,6 @@ func streamGroupCommands() []cmdEntry {
 			}
 		}
 	}
-	return e
-}
-
-// xreadgroupEntry gives XREADGROUP its keys, as XREAD's.
-func xreadgroupEntry(e cmdEntry) cmdEntry {
-	e.spec.Flags |= command.MovableKeys
-	e.spec.KeySpecs = []command.KeySpec{{Flags: ro | acc, Begin: command.KeywordSearch("STREAMS", 4), Find: command.RangeKeys(-1, 1, 2)}}
-	e.spec.KeysFunc = xreadKeys
 	return e
 }
 
