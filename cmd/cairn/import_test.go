@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -127,24 +126,7 @@ func normalized(t *testing.T, payload []byte) rdb.Object {
 	if err != nil {
 		t.Fatal(err)
 	}
-	less := func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
-	switch o.Kind {
-	case rdb.KindSet:
-		sort.Slice(o.Items, func(i, j int) bool { return less(o.Items[i], o.Items[j]) })
-	case rdb.KindZSet:
-		sort.Slice(o.ZSet, func(i, j int) bool { return less(o.ZSet[i].Member, o.ZSet[j].Member) })
-	case rdb.KindHash:
-		type pair struct{ f, v []byte }
-		ps := make([]pair, 0, len(o.Pairs)/2)
-		for i := 0; i+1 < len(o.Pairs); i += 2 {
-			ps = append(ps, pair{o.Pairs[i], o.Pairs[i+1]})
-		}
-		sort.Slice(ps, func(i, j int) bool { return less(ps[i].f, ps[j].f) })
-		o.Pairs = o.Pairs[:0]
-		for _, p := range ps {
-			o.Pairs = append(o.Pairs, p.f, p.v)
-		}
-	}
+	o.Canonicalize()
 	return o
 }
 

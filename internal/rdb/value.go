@@ -1,9 +1,11 @@
 package rdb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -80,6 +82,40 @@ type Object struct {
 	FieldDeadlines []int64
 	// ZSet is a sorted set's members.
 	ZSet []ScoredMember
+}
+
+// Canonicalize puts what has no order in o (a set's members, a sorted
+// set's members, a hash's fields with their values and deadlines) in byte
+// order, so that two Objects holding the same value compare equal.
+func (o *Object) Canonicalize() {
+	less := func(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
+	switch o.Kind {
+	case KindSet:
+		sort.Slice(o.Items, func(i, j int) bool { return less(o.Items[i], o.Items[j]) })
+	case KindZSet:
+		sort.Slice(o.ZSet, func(i, j int) bool { return less(o.ZSet[i].Member, o.ZSet[j].Member) })
+	case KindHash:
+		type field struct {
+			f, v     []byte
+			deadline int64
+		}
+		fs := make([]field, 0, len(o.Pairs)/2)
+		for i := 0; i+1 < len(o.Pairs); i += 2 {
+			f := field{f: o.Pairs[i], v: o.Pairs[i+1]}
+			if o.FieldDeadlines != nil {
+				f.deadline = o.FieldDeadlines[i/2]
+			}
+			fs = append(fs, f)
+		}
+		sort.Slice(fs, func(i, j int) bool { return less(fs[i].f, fs[j].f) })
+		o.Pairs = o.Pairs[:0]
+		for i, f := range fs {
+			o.Pairs = append(o.Pairs, f.f, f.v)
+			if o.FieldDeadlines != nil {
+				o.FieldDeadlines[i] = f.deadline
+			}
+		}
+	}
 }
 
 // ErrUnsupportedType reports a value type this package does not decode

@@ -460,3 +460,23 @@ func TestHashFieldDeadlines(t *testing.T) {
 		t.Fatalf("deadline out of range: %v", err)
 	}
 }
+
+// TestCanonicalize: the same value in two orders compares equal, a hash's
+// deadlines staying with their fields.
+func TestCanonicalize(t *testing.T) {
+	a := Object{Kind: KindHash, Pairs: [][]byte{[]byte("b"), []byte("2"), []byte("a"), []byte("1")}, FieldDeadlines: []int64{20, 10}}
+	a.Canonicalize()
+	if string(a.Pairs[0]) != "a" || string(a.Pairs[1]) != "1" || a.FieldDeadlines[0] != 10 || a.FieldDeadlines[1] != 20 {
+		t.Fatalf("hash = %q, deadlines %v", a.Pairs, a.FieldDeadlines)
+	}
+	s := Object{Kind: KindSet, Items: [][]byte{[]byte("z"), []byte("a")}}
+	s.Canonicalize()
+	if string(s.Items[0]) != "a" {
+		t.Fatalf("set = %q", s.Items)
+	}
+	z := Object{Kind: KindZSet, ZSet: []ScoredMember{{Member: []byte("y"), Score: 1}, {Member: []byte("x"), Score: 2}}}
+	z.Canonicalize()
+	if string(z.ZSet[0].Member) != "x" || z.ZSet[0].Score != 2 {
+		t.Fatalf("zset = %v", z.ZSet)
+	}
+}
