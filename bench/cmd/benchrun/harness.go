@@ -156,8 +156,13 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub:
+		case "strings", "collections", "durable", scriptPubSub, hllGeo:
 			err = h.matrix(ctx, name)
+		case streams:
+			err = h.matrix(ctx, name)
+			if ctx.Err() == nil {
+				err = errors.Join(err, h.streamLatency(ctx))
+			}
 		case "big-collections":
 			err = h.bigCollections(ctx)
 		case "zset-churn":

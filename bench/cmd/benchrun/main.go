@@ -7,8 +7,8 @@
 //
 //	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
 //
-// Scenarios: strings, collections, durable, scripting-pubsub,
-// big-collections, zset-churn, bigger-than-memory, restart.
+// Scenarios: strings, collections, durable, scripting-pubsub, streams,
+// hll-geo, big-collections, zset-churn, bigger-than-memory, restart.
 // With none named, all run. Every load is bounded in count and in time and
 // talks to loopback only; every process and directory the harness creates is
 // removed on exit, including after Ctrl-C.
@@ -34,13 +34,15 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
 	"collections":        "redis-benchmark LPUSH ... LRANGE_100, each once Cairn supports it",
 	"durable":            "write workloads: Cairn appendfsync always vs Redis appendonly yes + appendfsync always",
 	scriptPubSub:         "EVALSHA of an INCR script, MULTI + 5 SETs + EXEC, PUBLISH to 1 and 100 subscribers (own load generator), -P 1 and -P 16",
+	streams:              "XADD -P 1 and -P 16; 10 consumers XREADGROUP + XACK; XRANGE, XPENDING, XINFO GROUPS, XTRIM, DEL on a 10M-entry stream",
+	hllGeo:               "PFADD of 10 elements, PFCOUNT of 1 and 3 keys, GEOSEARCH BYRADIUS 5 km in a 1M-member geo set, -P 1 and -P 16",
 	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",
@@ -63,7 +65,11 @@ type options struct {
 	restartKeys int
 	bcMembers   int
 	churnDur    time.Duration
-	scenarios   []string
+	// Streams and geo sizes.
+	streamEntries int
+	streamPending int
+	geoMembers    int
+	scenarios     []string
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -86,6 +92,9 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.restartKeys, "restart-keys", 0, "restart: number of keys on disk (default 1M; 10M with --big)")
 	fs.IntVar(&o.bcMembers, "bc-members", 0, "big-collections: members per collection (default 1M; 100k --quick)")
 	fs.DurationVar(&o.churnDur, "churn-duration", 0, "zset-churn: length of the churn (default 60s; 10s --quick)")
+	fs.IntVar(&o.streamEntries, "stream-entries", 0, "streams: entries of the big stream (default 10M; 1M --quick)")
+	fs.IntVar(&o.streamPending, "stream-pending", 0, "streams: pending entries of its group, entries XTRIM drops, entries of the stream DEL deletes (default 1M; 100k --quick)")
+	fs.IntVar(&o.geoMembers, "geo-members", 0, "hll-geo: members of the geo set (default 1M; 100k --quick)")
 	list := fs.Bool("list", false, "list the scenarios and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bench/run [flags] [scenario ...]\n\nscenarios (default: all):\n")
@@ -129,7 +138,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	if len(o.scenarios) == 0 {
 		o.scenarios = slices.Clone(scenarioNames)
 	}
-	if o.rounds < 0 || o.btmKeys < 0 || o.restartKeys < 0 || o.btmDuration < 0 || o.bcMembers < 0 || o.churnDur < 0 || o.btmRate < 0 || o.btmRate > 1 {
+	if o.rounds < 0 || o.btmKeys < 0 || o.restartKeys < 0 || o.btmDuration < 0 || o.bcMembers < 0 || o.churnDur < 0 || o.streamEntries < 0 || o.streamPending < 0 || o.geoMembers < 0 || o.btmRate < 0 || o.btmRate > 1 {
 		return o, errors.New("counts and durations must not be negative, and --btm-rate must be in (0, 1]")
 	}
 	return o, nil

@@ -38,7 +38,17 @@ type workload struct {
 	// Subscribers is the number of subscribing connections of a pub/sub
 	// workload, whose runs also report messages delivered per second.
 	Subscribers int
+	// Pipelines, if set, are the only pipeline depths the workload runs
+	// at (a consumer reading and then acknowledging has no -P 16).
+	Pipelines []int
+	// Keep is set by the matrix for a scenario with a setup
+	// (scenarioSetups): its runs find the data the setup loaded instead of
+	// an empty server.
+	Keep bool
 }
+
+// runsAt reports whether the workload runs at pipeline depth p.
+func (w workload) runsAt(p int) bool { return w.Pipelines == nil || slices.Contains(w.Pipelines, p) }
 
 func (w workload) test() string { return strings.ToLower(w.Name) }
 
@@ -73,7 +83,17 @@ var workloads = []workload{
 
 // allWorkloads is every workload of every matrix scenario.
 func allWorkloads() []workload {
-	return append(slices.Clone(workloads), scriptPubSubWorkloads...)
+	all := append(slices.Clone(workloads), scriptPubSubWorkloads...)
+	all = append(all, streamWorkloads...)
+	return append(all, hllGeoWorkloads...)
+}
+
+// scenarioSetups load, once per server, data that a scenario's workloads
+// share and that is too big to load again before every run (a 1M-member
+// geo set). Such a scenario's runs do not FLUSHALL: its workloads must
+// leave the data fit for the others.
+var scenarioSetups = map[string]func(ctx context.Context, h *harness, name string, c *redis.Client) error{
+	hllGeo: setupHLLGeo,
 }
 
 var scenarioTitles = map[string]string{
@@ -81,6 +101,8 @@ var scenarioTitles = map[string]string{
 	"collections": "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
 	"durable":     "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
 	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	streams:       "Streams: XADD and a consumer group, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	hllGeo:        "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each
@@ -150,11 +172,26 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		h.logf("%s: nothing to run", scenario)
 		return nil
 	}
+	if setup := scenarioSetups[scenario]; setup != nil {
+		for _, sv := range []server{{"redis", rp, rc}, {"cairn", cp, cc}} {
+			t0 := time.Now()
+			if err := setup(ctx, h, sv.name, sv.c); err != nil {
+				return fmt.Errorf("%s: set-up: %w", sv.name, err)
+			}
+			h.logf("%s: %s set up in %v", scenario, sv.name, time.Since(t0).Round(time.Millisecond))
+		}
+		for i := range runnable {
+			runnable[i].Keep = true
+		}
+	}
 
 	rows := map[string]*matrixRow{}
 	rowKey := func(w workload, p int) string { return fmt.Sprintf("%s/%d", w.Name, p) }
 	for _, p := range h.set.Pipelines {
 		for _, w := range runnable {
+			if !w.runsAt(p) {
+				continue
+			}
 			r := &matrixRow{Workload: w.Name, Pipeline: p, Requests: w.requests(requests[p])}
 			rows[rowKey(w, p)] = r
 			mr.Rows = append(mr.Rows, r)
@@ -170,6 +207,9 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 					return ctx.Err()
 				}
 				row := rows[rowKey(w, p)]
+				if row == nil {
+					continue
+				}
 				ncal := min(max(row.Requests/20, h.set.minRequests(p)), row.Requests)
 				slowest := math.Inf(1)
 				for _, srv := range []struct {
@@ -213,6 +253,9 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 					return err
 				}
 				row := rows[rowKey(w, p)]
+				if row == nil {
+					continue
+				}
 				servers := []struct {
 					name string
 					p    *procs.Process
@@ -327,8 +370,10 @@ func (h *harness) benchOnce(ctx context.Context, p *procs.Process, c *redis.Clie
 }
 
 func (h *harness) benchAttempt(ctx context.Context, p *procs.Process, c *redis.Client, w workload, n, pipeline int) (benchRun, error) {
-	if err := c.FlushAll(ctx).Err(); err != nil {
-		return benchRun{}, fmt.Errorf("FLUSHALL: %w", err)
+	if !w.Keep {
+		if err := c.FlushAll(ctx).Err(); err != nil {
+			return benchRun{}, fmt.Errorf("FLUSHALL: %w", err)
+		}
 	}
 	if w.Prefill != nil {
 		if err := w.Prefill(ctx, c, h.set, n); err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,7 @@ type results struct {
 	Churn    *churnResult
 	BTM      *btmResult
 	Restart  *restartResult
+	Streams  *streamResult
 	Profiles []string
 	Errors   []string
 }
@@ -281,6 +283,9 @@ func (r *results) markdown(history string) string {
 		p("- %s: not redis-benchmark but Cairn's own load generator (bench/internal/loadgen, a minimal RESP2 client), the same for both servers: %d connections, closed loop, -P units in flight on each, random keys `key:<12 digits>` over %d; a unit is one command, or MULTI … EXEC counted as one transaction; latency from a batch's send to the unit's last reply, as redis-benchmark measures it. Pub/sub: the %d connections publish %d-byte messages to one channel that 1 or 100 other connections subscribe to; delivered msgs/s counts what all subscribers received, from the first PUBLISH to the last message received. CPU µs/command is per unit (per transaction, per PUBLISH with all its deliveries).\n",
 			scriptPubSub, s.Clients, s.Keyspace, s.Clients, max(s.DataSize, 16))
 	}
+	if r.ran(streams) || r.ran(hllGeo) {
+		p("- %s and %s: the load generator of %s, the same way; a unit is one command (one XREADGROUP + XACK cycle in the consumer group). Their data is described with each table.\n", streams, hllGeo, scriptPubSub)
+	}
 	for _, mr := range r.Matrix {
 		p("- %s: `%s` and `%s`\n", mr.Scenario, mr.RedisCmd, mr.CairnCmd)
 	}
@@ -293,6 +298,7 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == scriptPubSub {
 			writeSPIntro(&b)
 		}
+		writeLoadgenIntro(&b, mr.Scenario, s)
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -345,6 +351,9 @@ func (r *results) markdown(history string) string {
 	}
 	if r.Restart != nil {
 		r.writeRestart(&b)
+	}
+	if r.Streams != nil {
+		r.writeStreams(&b)
 	}
 
 	p("## Not yet measured\n\n")
@@ -476,6 +485,13 @@ var targets = []target{
 	{"PUBLISH to 1 subscriber, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_1", 16, 0.7, true},
 	{"PUBLISH to 100 subscribers, delivered msgs/s", scriptPubSub, "PUBLISH_100", 1, 0.7, true},
 	{"PUBLISH to 100 subscribers, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_100", 16, 0.7, true},
+	// Issues 20 and 21.
+	{"XADD with * ids, unpipelined", streams, "XADD", 1, 0.6, false},
+	{"consumer group, 10 consumers XREADGROUP COUNT 10 + XACK: messages acknowledged/s", streams, "XREADGROUP_XACK", 1, 0.5, false},
+	{"PFADD of 10 elements", hllGeo, "PFADD_10", 1, 0.6, false},
+	{"PFCOUNT of one key", hllGeo, "PFCOUNT_1", 1, 0.6, false},
+	{"PFCOUNT of three keys", hllGeo, "PFCOUNT_3", 1, 0.6, false},
+	{"GEOSEARCH BYRADIUS 5 km in the geo set (1M members in a full run)", hllGeo, "GEOSEARCH", 1, 0.5, false},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -560,7 +576,9 @@ func (r *results) writeTargets(b io.Writer) {
 	if c := r.Churn; c != nil {
 		dur = c.Duration.String()
 	}
-	fmt.Fprintf(b, "| ZRANGE 0 10 after %s of hot-zset churn, against before (p50 in the server) | ≤ 2× | %s | %s |\n\n", dur, cell, status(ok, measured))
+	fmt.Fprintf(b, "| ZRANGE 0 10 after %s of hot-zset churn, against before (p50 in the server) | ≤ 2× | %s | %s |\n", dur, cell, status(ok, measured))
+	r.writeStreamTargets(b, status)
+	fmt.Fprintf(b, "\n")
 }
 
 func latencyCells(l loadgen.Latency) string {
@@ -926,7 +944,7 @@ func (h *harness) checkSmoke() error {
 				errs = append(errs, fmt.Errorf("smoke: %s -P %d: delivered msgs/s from %d Redis and %d Cairn runs", row.Workload, row.Pipeline, sm.RedisDelivered.N, sm.CairnDelivered.N))
 			}
 		}
-		if (mr.Scenario == "strings" || mr.Scenario == scriptPubSub) && len(mr.Rows) == 0 {
+		if (mr.Scenario == "strings" || mr.Scenario == scriptPubSub || mr.Scenario == streams || mr.Scenario == hllGeo) && len(mr.Rows) == 0 {
 			errs = append(errs, fmt.Errorf("smoke: no %s workload ran", mr.Scenario))
 		}
 	}
@@ -952,6 +970,13 @@ func (h *harness) checkSmoke() error {
 				errs = append(errs, fmt.Errorf("smoke: zset-churn result incomplete: %+v", side))
 			}
 		}
+	}
+	if t := r.Streams; t != nil {
+		if err := streamsComplete(t); err != nil {
+			errs = append(errs, err)
+		}
+	} else if slices.Contains(h.opts.scenarios, streams) {
+		errs = append(errs, errors.New("smoke: streams: the big stream was not measured"))
 	}
 	if t := r.Restart; t != nil && (len(t.CairnReady) != r.Settings.RestartRounds || len(t.RedisReady) != r.Settings.RestartRounds) {
 		errs = append(errs, fmt.Errorf("smoke: restart measured %d Cairn and %d Redis restarts, want %d",

@@ -62,6 +62,26 @@ type settings struct {
 	BCChurnConns    int // clients churning at once
 	BCChurnBatch    int // ZADD + ZREMRANGEBYRANK pairs per pipeline
 
+	// Streams (issue 20): the big stream of StreamEntries entries, whose
+	// group has StreamPending entries pending; XTRIM drops StreamPending
+	// entries and DEL deletes a stream of StreamPending entries, all
+	// pending. The consumer-group workload runs GroupConsumers consumers
+	// reading GroupCount entries at a time.
+	StreamEntries  int
+	StreamPending  int
+	GroupConsumers int
+	GroupCount     int
+
+	// HyperLogLog and geo (issue 21): HLLKeys HyperLogLogs of HLLFill
+	// elements each; a geo set of GeoMembers members spread evenly at a
+	// density that puts about GeoPerSearch of them within GeoRadiusKm of
+	// a search's centre, whatever GeoMembers is.
+	HLLKeys      int
+	HLLFill      int
+	GeoMembers   int
+	GeoRadiusKm  float64
+	GeoPerSearch float64
+
 	// Restart.
 	RestartKeys      int
 	RestartValueSize int
@@ -91,6 +111,15 @@ func settingsFor(o options) (settings, error) {
 		BCChurnBatch:     50,
 		RestartValueSize: 128,
 		RestartRounds:    3,
+		StreamEntries:    10_000_000,
+		StreamPending:    1_000_000,
+		GroupConsumers:   10,
+		GroupCount:       10,
+		HLLKeys:          1000,
+		HLLFill:          5000,
+		GeoMembers:       1_000_000,
+		GeoRadiusKm:      5,
+		GeoPerSearch:     100,
 	}
 	switch o.mode {
 	case "default":
@@ -121,6 +150,10 @@ func settingsFor(o options) (settings, error) {
 		s.BCSamples = 2000
 		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
+		s.StreamEntries = 1_000_000
+		s.StreamPending = 100_000
+		s.HLLKeys = 100
+		s.GeoMembers = 100_000
 	case "smoke":
 		s.Requests = map[int]int{1: 300, 16: 1600}
 		s.DurableRequests = map[int]int{1: 200, 16: 800}
@@ -140,6 +173,11 @@ func settingsFor(o options) (settings, error) {
 		s.BCChurnDuration = time.Second
 		s.BCChurnBatch = 10
 		s.RestartKeys = 2000
+		s.StreamEntries = 3000
+		s.StreamPending = 1000
+		s.HLLKeys = 10
+		s.HLLFill = 300
+		s.GeoMembers = 3000
 		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
@@ -191,6 +229,18 @@ func settingsFor(o options) (settings, error) {
 	}
 	if o.churnDur > 0 {
 		s.BCChurnDuration = o.churnDur
+	}
+	if o.streamEntries > 0 {
+		s.StreamEntries = o.streamEntries
+	}
+	if o.streamPending > 0 {
+		s.StreamPending = o.streamPending
+	}
+	if o.geoMembers > 0 {
+		s.GeoMembers = o.geoMembers
+	}
+	if s.StreamPending > s.StreamEntries {
+		return s, fmt.Errorf("--stream-pending %d exceeds the stream's %d entries", s.StreamPending, s.StreamEntries)
 	}
 	return s, nil
 }
