@@ -127,33 +127,35 @@ func streamID(i int) string {
 // entries.
 type streamRead struct {
 	Name string
+	// Stat names the command in INFO latencystats.
+	Stat string
 	// AfterTrim reads run after the XTRIM.
 	AfterTrim bool
 	Cmd       func(rng *rand.Rand, entries, pending int) (args []any, check func(any) error)
 }
 
 var streamReads = []streamRead{
-	{Name: "XRANGE - + COUNT 10 (the start)", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XRANGE - + COUNT 10 (the start)", Stat: "xrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
 		return []any{"XRANGE", bigStream, "-", "+", "COUNT", 10}, wantEntries(streamID(0), min(10, n))
 	}},
-	{Name: "XRANGE <id> + COUNT 10, id in the middle half", Cmd: func(rng *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XRANGE <id> + COUNT 10, id in the middle half", Stat: "xrange", Cmd: func(rng *rand.Rand, n, _ int) ([]any, func(any) error) {
 		i := middle(rng, n)
 		return []any{"XRANGE", bigStream, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), min(10, n-i))
 	}},
-	{Name: "XRANGE <id> + COUNT 10, the last 10 entries", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XRANGE <id> + COUNT 10, the last 10 entries", Stat: "xrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
 		i := max(n-10, 0)
 		return []any{"XRANGE", bigStream, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), n-i)
 	}},
-	{Name: "XREVRANGE + - COUNT 10 (the end)", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XREVRANGE + - COUNT 10 (the end)", Stat: "xrevrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
 		return []any{"XREVRANGE", bigStream, "+", "-", "COUNT", 10}, wantEntries(streamID(n-1), min(10, n))
 	}},
-	{Name: "XPENDING summary", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
+	{Name: "XPENDING summary", Stat: "xpending", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
 		return []any{"XPENDING", bigStream, streamGroup}, wantPendingSummary(pending)
 	}},
-	{Name: "XINFO GROUPS", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
+	{Name: "XINFO GROUPS", Stat: "xinfo|groups", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
 		return []any{"XINFO", "GROUPS", bigStream}, wantGroupPending(pending)
 	}},
-	{Name: "XRANGE - + COUNT 10 after the XTRIM", AfterTrim: true, Cmd: func(_ *rand.Rand, n, pending int) ([]any, func(any) error) {
+	{Name: "XRANGE - + COUNT 10 after the XTRIM", Stat: "xrange", AfterTrim: true, Cmd: func(_ *rand.Rand, n, pending int) ([]any, func(any) error) {
 		return []any{"XRANGE", bigStream, "-", "+", "COUNT", 10}, wantEntries(streamID(pending), min(10, n-pending))
 	}},
 }
@@ -235,6 +237,10 @@ type streamSide struct {
 	Fill    time.Duration              // XADD of both streams' entries
 	PEL     time.Duration              // XREADGROUP of both groups' pending entries
 	Reads   map[string]loadgen.Latency // by streamRead.Name
+	// ReadsServer are the same reads as the server measured them (INFO
+	// latencystats, reset before each read's calls): without the round
+	// trip and the wait for a processor on a busy machine.
+	ReadsServer map[string]serverLatency
 	Trim    time.Duration              // XTRIM MINID dropping Pending entries
 	Del     time.Duration              // DEL of the Pending-entry stream, all pending
 	DelRest time.Duration              // DEL of the big stream after the trim
@@ -251,7 +257,9 @@ func (r *streamResult) side(name string) *streamSide {
 func (h *harness) streamLatency(ctx context.Context) error {
 	s := h.set
 	r := &streamResult{Entries: s.StreamEntries, Pending: s.StreamPending, Samples: s.BCSamples}
-	r.Cairn.Reads, r.Redis.Reads = map[string]loadgen.Latency{}, map[string]loadgen.Latency{}
+	for _, side := range []*streamSide{&r.Cairn, &r.Redis} {
+		side.Reads, side.ReadsServer = map[string]loadgen.Latency{}, map[string]serverLatency{}
+	}
 	h.logf("streams: starting Redis and Cairn for the %s-entry stream", fmtOps(float64(r.Entries)))
 	rp, err := h.startRedis(ctx, "bigstream", redisConfig{})
 	if err != nil {
@@ -306,6 +314,9 @@ func (h *harness) streamLatency(ctx context.Context) error {
 				if err := exitedEarly(sv.p); err != nil {
 					return err
 				}
+				if err := sv.c.ConfigResetStat(ctx).Err(); err != nil {
+					return fmt.Errorf("%s: CONFIG RESETSTAT: %w", sv.name, err)
+				}
 				lat, err := timeCalls(ctx, sv.c, r.Samples, seed+uint64(i), func(rng *rand.Rand) ([]any, func(any) error) {
 					return rd.Cmd(rng, r.Entries, r.Pending)
 				})
@@ -313,7 +324,15 @@ func (h *harness) streamLatency(ctx context.Context) error {
 					return fmt.Errorf("%s: %s: %w", sv.name, rd.Name, err)
 				}
 				r.side(sv.name).Reads[rd.Name] = lat
-				h.logf("streams: %-5s %-50s p50 %s  p99 %s  max %s", sv.name, rd.Name, fmtDur(lat.P50), fmtDur(lat.P99), fmtDur(lat.Max))
+				sl, err := serverLatencyOf(ctx, sv.c, rd.Stat)
+				if err != nil {
+					// The client's figures stand without it.
+					h.logf("streams: %s: %s: no latency of its own: %v", sv.name, rd.Name, err)
+				} else {
+					r.side(sv.name).ReadsServer[rd.Name] = sl
+				}
+				h.logf("streams: %-5s %-50s p50 %s  p99 %s  max %s; in the server p50 %s  p99 %s", sv.name, rd.Name,
+					fmtDur(lat.P50), fmtDur(lat.P99), fmtDur(lat.Max), fmtMicros(sl.P50), fmtMicros(sl.P99))
 			}
 		}
 		return nil

@@ -66,7 +66,11 @@ func (r *results) writeStreamTargets(b io.Writer, status func(ok, measured bool)
 			}
 			if measured = found == len(tr.names); measured {
 				ok = worst < time.Millisecond
-				cell = fmt.Sprintf("%s (worst: %s)", fmtDur(worst), worstName)
+				cell = fmt.Sprintf("%s (worst: %s", fmtDur(worst), worstName)
+				if sl, have := t.Cairn.ReadsServer[worstName]; have {
+					cell += "; in the server p99 " + fmtMicros(sl.P99)
+				}
+				cell += ")"
 			}
 		}
 		fmt.Fprintf(b, "| %s | < 1 ms | %s | %s |\n", fmt.Sprintf(tr.what, size), cell, status(ok, measured))
@@ -90,13 +94,16 @@ func (r *results) writeStreams(b io.Writer) {
 		delStream, fmtOps(float64(t.Pending)), streamFillDepth, streamReadCount)
 	p("Reads: %s calls each, one at a time on one connection (service time plus one loopback round trip), every reply checked; the servers take turns going first. ",
 		fmtOps(float64(t.Samples)))
+	p("\"In the server\" is each server's own measure of the same calls (INFO latencystats, reset before each read's calls; Redis records whole microseconds): what the command cost without the network and the wait for a processor. ")
 	p("Then `XTRIM %s MINID <id of entry %s>` drops the first %s entries (exact trimming) and `DEL %s` deletes the other stream: one call each, a single sample. ",
 		bigStream, fmtOps(float64(t.Pending)), fmtOps(float64(t.Pending)), delStream)
 	p("XRANGE from the start runs again after the trim, over whatever the trimmed entries left behind; last, DEL of what is left of the big stream.\n\n")
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
-	p("| read in the %s-entry stream | Cairn p50 / p99 / p99.9 / max ms | Redis p50 / p99 / p99.9 / max ms |\n|---|---:|---:|\n", fmtOps(float64(t.Entries)))
+	p("| read in the %s-entry stream | Cairn p50 / p99 / p99.9 / max ms | Redis p50 / p99 / p99.9 / max ms | in the server, Cairn p50 / p99 µs | in the server, Redis p50 / p99 µs |\n|---|---:|---:|---:|---:|\n",
+		fmtOps(float64(t.Entries)))
 	for _, rd := range streamReads {
-		p("| %s | %s | %s |\n", rd.Name, latencyCellsMax(t.Cairn.Reads[rd.Name]), latencyCellsMax(t.Redis.Reads[rd.Name]))
+		p("| %s | %s | %s | %s | %s |\n", rd.Name, latencyCellsMax(t.Cairn.Reads[rd.Name]), latencyCellsMax(t.Redis.Reads[rd.Name]),
+			serverMicros(t.Cairn.ReadsServer[rd.Name]), serverMicros(t.Redis.ReadsServer[rd.Name]))
 	}
 	dur := func(d time.Duration) string {
 		if d <= 0 {
@@ -117,6 +124,14 @@ func (r *results) writeStreams(b io.Writer) {
 	}
 	p("| filling: entries added | %s | %s |\n", rate(t.Entries+t.Pending, t.Cairn.Fill), rate(t.Entries+t.Pending, t.Redis.Fill))
 	p("| filling: entries read into pending lists | %s | %s |\n\n", rate(2*t.Pending, t.Cairn.PEL), rate(2*t.Pending, t.Redis.PEL))
+}
+
+// serverMicros shows a server's own p50 and p99 in microseconds.
+func serverMicros(l serverLatency) string {
+	if l == (serverLatency{}) {
+		return "–"
+	}
+	return fmtFigure(float64(l.P50)/float64(time.Microsecond)) + " / " + fmtFigure(float64(l.P99)/float64(time.Microsecond))
 }
 
 // streamsComplete reports what a smoke run's stream result lacks.
