@@ -234,16 +234,16 @@ type streamResult struct {
 }
 
 type streamSide struct {
-	Fill    time.Duration              // XADD of both streams' entries
-	PEL     time.Duration              // XREADGROUP of both groups' pending entries
-	Reads   map[string]loadgen.Latency // by streamRead.Name
+	Fill  time.Duration              // XADD of both streams' entries
+	PEL   time.Duration              // XREADGROUP of both groups' pending entries
+	Reads map[string]loadgen.Latency // by streamRead.Name
 	// ReadsServer are the same reads as the server measured them (INFO
 	// latencystats, reset before each read's calls): without the round
 	// trip and the wait for a processor on a busy machine.
 	ReadsServer map[string]serverLatency
-	Trim    time.Duration              // XTRIM MINID dropping Pending entries
-	Del     time.Duration              // DEL of the Pending-entry stream, all pending
-	DelRest time.Duration              // DEL of the big stream after the trim
+	Trim        time.Duration // XTRIM MINID dropping Pending entries
+	Del         time.Duration // DEL of the Pending-entry stream, all pending
+	DelRest     time.Duration // DEL of the big stream after the trim
 }
 
 func (r *streamResult) side(name string) *streamSide {
