@@ -363,6 +363,10 @@ func (r *results) markdown(history string) string {
 		p("- Restart with 10,000,000 keys on disk, as issue 4 asks: this run used %s to stay within its time budget; `bench/run --restart-keys 10000000 restart` (or `--big`) measures it.\n",
 			fmtOps(float64(rs.Keys)))
 	}
+	for _, line := range r.smallerThanAsked() {
+		missing = true
+		p("- %s\n", line)
+	}
 	var notRun []string
 	for _, name := range scenarioNames {
 		if !r.ran(name) {

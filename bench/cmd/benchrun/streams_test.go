@@ -298,6 +298,19 @@ func TestMarkdownStreams(t *testing.T) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
+	if strings.Contains(md, "The big stream of issue 20") || strings.Contains(md, "GEOSEARCH in a 1,000,000-member geo set") {
+		t.Error("full-size streams and geo set reported as smaller")
+	}
+	r.Streams.Entries, r.Settings.GeoMembers = 100_000, 3000
+	md = r.markdown("")
+	for _, want := range []string{
+		"- The big stream of issue 20 (10,000,000 entries, 1,000,000 pending): this run used 100,000 and 1,000,000;",
+		"- GEOSEARCH in a 1,000,000-member geo set, as issue 21 asks: this run used 3,000 members;",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
 	// Without a run, the stream targets are there, unmeasured.
 	md = sampleResults().markdown("")
 	if !strings.Contains(md, "| XTRIM MINID dropping 1M entries, and DEL of a stream of 1M entries all pending | < 5 ms | – | not measured |") {
