@@ -20,6 +20,12 @@
 //	loadgen --mode tx --tx-sets 5 --pipeline 16     # MULTI, SET × 5, EXEC as one unit
 //	loadgen --mode evalsha                          # SCRIPT LOAD, then EVALSHA of an INCR script
 //	loadgen --mode publish --subscribers 100        # PUBLISH to one channel; delivered msgs/s
+//	loadgen --mode group --conns 10 --count 10      # --requests entries XADDed, then drained by a consumer group
+//
+// Mode group replaces the stream loadgen:stream with one of --requests
+// entries and a group at its start, which --conns consumers drain with
+// XREADGROUP COUNT --count and XACK; it prints messages acknowledged per
+// second.
 package main
 
 import (
@@ -59,7 +65,8 @@ func run() error {
 	flag.Float64Var(&cfg.Rate, "rate", 0, "open-loop: offer this many operations per second in all (0: closed-loop)")
 	seed := flag.Uint64("seed", 0, "random seed (0: from the clock)")
 	skipLoad := flag.Bool("skip-load", false, "do not load; run the mix against keys already there")
-	mode := flag.String("mode", "mix", "mix (GET/SET, above), tx (MULTI + SETs + EXEC), evalsha (a one-key INCR script) or publish")
+	mode := flag.String("mode", "mix", "mix (GET/SET, above), tx (MULTI + SETs + EXEC), evalsha (a one-key INCR script), publish or group (a stream's consumer group)")
+	count := flag.Int("count", 10, "group: COUNT of each XREADGROUP")
 	pipeline := flag.Int("pipeline", 1, "tx, evalsha, publish: units in flight per connection (-P)")
 	requests := flag.Int64("requests", 100000, "tx, evalsha, publish: units in all (-n)")
 	txSets := flag.Int("tx-sets", 5, "tx: SETs in each transaction")
@@ -87,8 +94,10 @@ func run() error {
 	case "mix":
 	case "tx", "evalsha", "publish":
 		return runUnits(ctx, *mode, *addr, cfg, *pipeline, *requests, *txSets, *subscribers)
+	case "group":
+		return runGroup(ctx, *addr, cfg.Conns, *count, *requests)
 	default:
-		return fmt.Errorf("unknown --mode %q (mix, tx, evalsha, publish)", *mode)
+		return fmt.Errorf("unknown --mode %q (mix, tx, evalsha, publish, group)", *mode)
 	}
 	c := loadgen.NewClient(*addr, max(cfg.Conns, cfg.LoadConns))
 	defer c.Close()
@@ -129,6 +138,39 @@ func run() error {
 }
 
 const incrScript = "return redis.call('INCR', KEYS[1])"
+
+// runGroup fills a stream with n entries and drains it through a consumer
+// group.
+func runGroup(ctx context.Context, addr string, consumers, count int, n int64) error {
+	if consumers < 1 || count < 1 || n < 1 {
+		return errors.New("--conns, --count and --requests must be positive")
+	}
+	const key, group = "loadgen:stream", "loadgen"
+	c := loadgen.NewClient(addr, 1)
+	defer c.Close()
+	if err := c.Del(ctx, key).Err(); err != nil {
+		return err
+	}
+	fill := loadgen.Op{Name: "XADD", Replies: 1, Append: func(buf []byte, _ *rand.Rand) []byte {
+		return loadgen.AppendCommand(buf, "XADD", key, "*", "field", "value")
+	}}
+	f, err := loadgen.Pipelined(ctx, loadgen.PipeConfig{Addr: addr, Conns: 1, Pipeline: 1000, Units: n}, fill)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("fill: %d entries in %v: %.0f XADD/s\n", n, f.Elapsed.Round(time.Millisecond), f.UnitsPerSec())
+	if err := c.Do(ctx, "XGROUP", "CREATE", key, group, "0").Err(); err != nil {
+		return fmt.Errorf("XGROUP CREATE: %w", err)
+	}
+	r, err := loadgen.ConsumeGroup(ctx, loadgen.GroupConfig{Addr: addr, Key: key, Group: group, Consumers: consumers, Count: count, Messages: n})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("group: %d consumers, XREADGROUP COUNT %d + XACK: %d messages in %v: %.0f acknowledged/s\n",
+		consumers, count, r.Acked, r.Elapsed.Round(time.Millisecond), r.AckedPerSec())
+	fmt.Printf("  read + ack p50 %v  p99 %v  p99.9 %v  max %v\n", r.Latency.P50, r.Latency.P99, r.Latency.P999, r.Latency.Max)
+	return nil
+}
 
 // runUnits runs one of the pipelined modes and prints its figures.
 func runUnits(ctx context.Context, mode, addr string, cfg loadgen.Config, pipeline int, requests int64, txSets, subscribers int) error {
