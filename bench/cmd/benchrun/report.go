@@ -284,7 +284,7 @@ func (r *results) markdown(history string) string {
 			scriptPubSub, s.Clients, s.Keyspace, s.Clients, max(s.DataSize, 16))
 	}
 	if r.ran(streams) || r.ran(hllGeo) {
-		p("- %s and %s: the load generator of %s, the same way; a unit is one command (one XREADGROUP + XACK cycle in the consumer group). Their data is described with each table.\n", streams, hllGeo, scriptPubSub)
+		p("- %s and %s: the load generator of %s, the same way; a unit is one command, except in the consumer group, where it is one message acknowledged. Their data is described with each table.\n", streams, hllGeo, scriptPubSub)
 	}
 	for _, mr := range r.Matrix {
 		p("- %s: `%s` and `%s`\n", mr.Scenario, mr.RedisCmd, mr.CairnCmd)
