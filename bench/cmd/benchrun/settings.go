@@ -69,6 +69,7 @@ type settings struct {
 	// reading GroupCount entries at a time.
 	StreamEntries  int
 	StreamPending  int
+	StreamSmall    int // entries of a small stream whose reads the big one's are set against
 	GroupConsumers int
 	GroupCount     int
 
@@ -113,6 +114,7 @@ func settingsFor(o options) (settings, error) {
 		RestartRounds:    3,
 		StreamEntries:    10_000_000,
 		StreamPending:    1_000_000,
+		StreamSmall:      10_000,
 		GroupConsumers:   10,
 		GroupCount:       10,
 		HLLKeys:          1000,
@@ -175,6 +177,7 @@ func settingsFor(o options) (settings, error) {
 		s.RestartKeys = 2000
 		s.StreamEntries = 3000
 		s.StreamPending = 1000
+		s.StreamSmall = 300
 		s.HLLKeys = 10
 		s.HLLFill = 300
 		s.GeoMembers = 3000
@@ -240,6 +243,7 @@ func settingsFor(o options) (settings, error) {
 	if o.geoMembers > 0 {
 		s.GeoMembers = o.geoMembers
 	}
+	s.StreamSmall = min(s.StreamSmall, s.StreamEntries)
 	if s.StreamPending > s.StreamEntries {
 		return s, fmt.Errorf("--stream-pending %d exceeds the stream's %d entries", s.StreamPending, s.StreamEntries)
 	}

@@ -104,8 +104,9 @@ func runGroup(ctx context.Context, h *harness, p *procs.Process, n, _ int) (benc
 // The big stream.
 
 const (
-	bigStream = "st:big" // StreamEntries entries; its group has StreamPending pending
-	delStream = "st:del" // StreamPending entries, all pending: DELeted whole
+	bigStream   = "st:big"   // StreamEntries entries; its group has StreamPending pending
+	smallStream = "st:small" // StreamSmall entries, for reads to compare with the big stream's
+	delStream   = "st:del"   // StreamPending entries, all pending: DELeted whole
 	// streamBaseMs is the first entry's millisecond; streamPerMs entries
 	// share each millisecond, as a busy stream's do.
 	streamBaseMs = 1_700_000_000_000
@@ -131,32 +132,35 @@ type streamRead struct {
 	Stat string
 	// AfterTrim reads run after the XTRIM.
 	AfterTrim bool
-	Cmd       func(rng *rand.Rand, entries, pending int) (args []any, check func(any) error)
+	// Small reads also run in the small stream, to show whether their
+	// cost depends on the stream's length.
+	Small bool
+	Cmd   func(rng *rand.Rand, key string, entries, pending int) (args []any, check func(any) error)
 }
 
 var streamReads = []streamRead{
-	{Name: "XRANGE - + COUNT 10 (the start)", Stat: "xrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
-		return []any{"XRANGE", bigStream, "-", "+", "COUNT", 10}, wantEntries(streamID(0), min(10, n))
+	{Name: "XRANGE - + COUNT 10 (the start)", Stat: "xrange", Small: true, Cmd: func(_ *rand.Rand, key string, n, _ int) ([]any, func(any) error) {
+		return []any{"XRANGE", key, "-", "+", "COUNT", 10}, wantEntries(streamID(0), min(10, n))
 	}},
-	{Name: "XRANGE <id> + COUNT 10, id in the middle half", Stat: "xrange", Cmd: func(rng *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XRANGE <id> + COUNT 10, id in the middle half", Stat: "xrange", Small: true, Cmd: func(rng *rand.Rand, key string, n, _ int) ([]any, func(any) error) {
 		i := middle(rng, n)
-		return []any{"XRANGE", bigStream, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), min(10, n-i))
+		return []any{"XRANGE", key, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), min(10, n-i))
 	}},
-	{Name: "XRANGE <id> + COUNT 10, the last 10 entries", Stat: "xrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
+	{Name: "XRANGE <id> + COUNT 10, the last 10 entries", Stat: "xrange", Small: true, Cmd: func(_ *rand.Rand, key string, n, _ int) ([]any, func(any) error) {
 		i := max(n-10, 0)
-		return []any{"XRANGE", bigStream, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), n-i)
+		return []any{"XRANGE", key, streamID(i), "+", "COUNT", 10}, wantEntries(streamID(i), n-i)
 	}},
-	{Name: "XREVRANGE + - COUNT 10 (the end)", Stat: "xrevrange", Cmd: func(_ *rand.Rand, n, _ int) ([]any, func(any) error) {
-		return []any{"XREVRANGE", bigStream, "+", "-", "COUNT", 10}, wantEntries(streamID(n-1), min(10, n))
+	{Name: "XREVRANGE + - COUNT 10 (the end)", Stat: "xrevrange", Small: true, Cmd: func(_ *rand.Rand, key string, n, _ int) ([]any, func(any) error) {
+		return []any{"XREVRANGE", key, "+", "-", "COUNT", 10}, wantEntries(streamID(n-1), min(10, n))
 	}},
-	{Name: "XPENDING summary", Stat: "xpending", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
-		return []any{"XPENDING", bigStream, streamGroup}, wantPendingSummary(pending)
+	{Name: "XPENDING summary", Stat: "xpending", Cmd: func(_ *rand.Rand, key string, _, pending int) ([]any, func(any) error) {
+		return []any{"XPENDING", key, streamGroup}, wantPendingSummary(pending)
 	}},
-	{Name: "XINFO GROUPS", Stat: "xinfo|groups", Cmd: func(_ *rand.Rand, _, pending int) ([]any, func(any) error) {
-		return []any{"XINFO", "GROUPS", bigStream}, wantGroupPending(pending)
+	{Name: "XINFO GROUPS", Stat: "xinfo|groups", Cmd: func(_ *rand.Rand, key string, _, pending int) ([]any, func(any) error) {
+		return []any{"XINFO", "GROUPS", key}, wantGroupPending(pending)
 	}},
-	{Name: "XRANGE - + COUNT 10 after the XTRIM", Stat: "xrange", AfterTrim: true, Cmd: func(_ *rand.Rand, n, pending int) ([]any, func(any) error) {
-		return []any{"XRANGE", bigStream, "-", "+", "COUNT", 10}, wantEntries(streamID(pending), min(10, n-pending))
+	{Name: "XRANGE - + COUNT 10 after the XTRIM", Stat: "xrange", AfterTrim: true, Cmd: func(_ *rand.Rand, key string, n, pending int) ([]any, func(any) error) {
+		return []any{"XRANGE", key, "-", "+", "COUNT", 10}, wantEntries(streamID(pending), min(10, n-pending))
 	}},
 }
 
@@ -226,6 +230,7 @@ func wantGroupPending(pending int) func(any) error {
 type streamResult struct {
 	Entries  int
 	Pending  int
+	Small    int // entries of the small stream
 	Samples  int
 	CairnCmd string
 	RedisCmd string
@@ -241,6 +246,9 @@ type streamSide struct {
 	// latencystats, reset before each read's calls): without the round
 	// trip and the wait for a processor on a busy machine.
 	ReadsServer map[string]serverLatency
+	// SmallReads and SmallServer are the Small reads in the small stream.
+	SmallReads  map[string]loadgen.Latency
+	SmallServer map[string]serverLatency
 	Trim        time.Duration // XTRIM MINID dropping Pending entries
 	Del         time.Duration // DEL of the Pending-entry stream, all pending
 	DelRest     time.Duration // DEL of the big stream after the trim
@@ -256,9 +264,10 @@ func (r *streamResult) side(name string) *streamSide {
 // streamLatency is the streams scenario's second part.
 func (h *harness) streamLatency(ctx context.Context) error {
 	s := h.set
-	r := &streamResult{Entries: s.StreamEntries, Pending: s.StreamPending, Samples: s.BCSamples}
+	r := &streamResult{Entries: s.StreamEntries, Pending: s.StreamPending, Small: s.StreamSmall, Samples: s.BCSamples}
 	for _, side := range []*streamSide{&r.Cairn, &r.Redis} {
 		side.Reads, side.ReadsServer = map[string]loadgen.Latency{}, map[string]serverLatency{}
+		side.SmallReads, side.SmallServer = map[string]loadgen.Latency{}, map[string]serverLatency{}
 	}
 	h.logf("streams: starting Redis and Cairn for the %s-entry stream", fmtOps(float64(r.Entries)))
 	rp, err := h.startRedis(ctx, "bigstream", redisConfig{})
@@ -304,13 +313,30 @@ func (h *harness) streamLatency(ctx context.Context) error {
 			fmtOps(float64(2*r.Pending)), side.PEL.Round(time.Millisecond), fmtOps(float64(2*r.Pending)/side.PEL.Seconds()))
 	}
 
+	// The small stream's reads come right after the big one's, so that
+	// the two differ in length only.
+	for _, sv := range servers {
+		if err := h.fillStream(ctx, sv, smallStream, r.Small); err != nil {
+			return err
+		}
+	}
+
 	seed := uint64(h.start.UnixNano())
-	timeReads := func(afterTrim bool) error {
+	timeReads := func(afterTrim, small bool) error {
+		key, entries := bigStream, r.Entries
+		if small {
+			key, entries = smallStream, r.Small
+		}
 		for i, rd := range streamReads {
-			if rd.AfterTrim != afterTrim {
+			if rd.AfterTrim != afterTrim || (small && !rd.Small) {
 				continue
 			}
 			for _, sv := range alternate(servers, i) {
+				side := r.side(sv.name)
+				reads, inServer, label := side.Reads, side.ReadsServer, rd.Name
+				if small {
+					reads, inServer, label = side.SmallReads, side.SmallServer, rd.Name+" (small stream)"
+				}
 				if err := exitedEarly(sv.p); err != nil {
 					return err
 				}
@@ -318,26 +344,29 @@ func (h *harness) streamLatency(ctx context.Context) error {
 					return fmt.Errorf("%s: CONFIG RESETSTAT: %w", sv.name, err)
 				}
 				lat, err := timeCalls(ctx, sv.c, r.Samples, seed+uint64(i), func(rng *rand.Rand) ([]any, func(any) error) {
-					return rd.Cmd(rng, r.Entries, r.Pending)
+					return rd.Cmd(rng, key, entries, r.Pending)
 				})
 				if err != nil {
-					return fmt.Errorf("%s: %s: %w", sv.name, rd.Name, err)
+					return fmt.Errorf("%s: %s: %w", sv.name, label, err)
 				}
-				r.side(sv.name).Reads[rd.Name] = lat
+				reads[rd.Name] = lat
 				sl, err := serverLatencyOf(ctx, sv.c, rd.Stat)
 				if err != nil {
 					// The client's figures stand without it.
-					h.logf("streams: %s: %s: no latency of its own: %v", sv.name, rd.Name, err)
+					h.logf("streams: %s: %s: no latency of its own: %v", sv.name, label, err)
 				} else {
-					r.side(sv.name).ReadsServer[rd.Name] = sl
+					inServer[rd.Name] = sl
 				}
-				h.logf("streams: %-5s %-50s p50 %s  p99 %s  max %s; in the server p50 %s  p99 %s", sv.name, rd.Name,
+				h.logf("streams: %-5s %-65s p50 %s  p99 %s  max %s; in the server p50 %s  p99 %s", sv.name, label,
 					fmtDur(lat.P50), fmtDur(lat.P99), fmtDur(lat.Max), fmtMicros(sl.P50), fmtMicros(sl.P99))
 			}
 		}
 		return nil
 	}
-	if err := timeReads(false); err != nil {
+	if err := timeReads(false, false); err != nil {
+		return err
+	}
+	if err := timeReads(false, true); err != nil {
 		return err
 	}
 	steps := []struct {
@@ -361,13 +390,16 @@ func (h *harness) streamLatency(ctx context.Context) error {
 			h.logf("streams: %-5s %s: %s", sv.name, st.what, fmtDur(d))
 		}
 	}
-	if err := timeReads(true); err != nil {
+	if err := timeReads(true, false); err != nil {
 		return err
 	}
 	for _, sv := range alternate(servers, len(steps)) {
 		d, err := timeOnce(ctx, sv.c, []any{"DEL", bigStream}, 1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sv.name, err)
+		}
+		if err := sv.c.Del(ctx, smallStream).Err(); err != nil {
+			return fmt.Errorf("%s: DEL %s: %w", sv.name, smallStream, err)
 		}
 		r.side(sv.name).DelRest = d
 		h.logf("streams: %-5s DEL of the rest of the big stream: %s", sv.name, fmtDur(d))

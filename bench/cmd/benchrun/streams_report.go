@@ -71,6 +71,12 @@ func (r *results) writeStreamTargets(b io.Writer, status func(ok, measured bool)
 					cell += "; in the server p99 " + fmtMicros(sl.P99)
 				}
 				cell += ")"
+				if l, have := t.Cairn.SmallReads[worstName]; have && i == 0 {
+					cell += fmt.Sprintf("; in a %s-entry stream %s", fmtOps(float64(t.Small)), fmtDur(l.P99))
+					if sl, have := t.Cairn.SmallServer[worstName]; have {
+						cell += ", in the server " + fmtMicros(sl.P99)
+					}
+				}
 			}
 		}
 		fmt.Fprintf(b, "| %s | < 1 ms | %s | %s |\n", fmt.Sprintf(tr.what, size), cell, status(ok, measured))
@@ -97,6 +103,7 @@ func (r *results) writeStreams(b io.Writer) {
 	p("\"In the server\" is each server's own measure of the same calls (INFO latencystats, reset before each read's calls; Redis records whole microseconds): what the command cost without the network and the wait for a processor. ")
 	p("Then `XTRIM %s MINID <id of entry %s>` drops the first %s entries (exact trimming) and `DEL %s` deletes the other stream: one call each, a single sample. ",
 		bigStream, fmtOps(float64(t.Pending)), fmtOps(float64(t.Pending)), delStream)
+	p("The reads that do not involve the group run in a stream of %s entries too, right after, to show what the length costs. ", fmtOps(float64(t.Small)))
 	p("XRANGE from the start runs again after the trim, over whatever the trimmed entries left behind; last, DEL of what is left of the big stream.\n\n")
 	p("- Cairn: `%s`\n- Redis: `%s`\n\n", t.CairnCmd, t.RedisCmd)
 	p("| read in the %s-entry stream | Cairn p50 / p99 / p99.9 / max ms | Redis p50 / p99 / p99.9 / max ms | in the server, Cairn p50 / p99 µs | in the server, Redis p50 / p99 µs |\n|---|---:|---:|---:|---:|\n",
@@ -104,6 +111,13 @@ func (r *results) writeStreams(b io.Writer) {
 	for _, rd := range streamReads {
 		p("| %s | %s | %s | %s | %s |\n", rd.Name, latencyCellsMax(t.Cairn.Reads[rd.Name]), latencyCellsMax(t.Redis.Reads[rd.Name]),
 			serverMicros(t.Cairn.ReadsServer[rd.Name]), serverMicros(t.Redis.ReadsServer[rd.Name]))
+	}
+	for _, rd := range streamReads {
+		if rd.Small {
+			p("| %s, in a %s-entry stream | %s | %s | %s | %s |\n", rd.Name, fmtOps(float64(t.Small)),
+				latencyCellsMax(t.Cairn.SmallReads[rd.Name]), latencyCellsMax(t.Redis.SmallReads[rd.Name]),
+				serverMicros(t.Cairn.SmallServer[rd.Name]), serverMicros(t.Redis.SmallServer[rd.Name]))
+		}
 	}
 	dur := func(d time.Duration) string {
 		if d <= 0 {
@@ -140,13 +154,19 @@ func streamsComplete(t *streamResult) error {
 		name string
 		s    streamSide
 	}{{"cairn", t.Cairn}, {"redis", t.Redis}} {
-		n := 0
-		for _, l := range side.s.Reads {
-			if l.Count > 0 {
+		n, small, wantSmall := 0, 0, 0
+		for _, rd := range streamReads {
+			if side.s.Reads[rd.Name].Count > 0 {
 				n++
 			}
+			if rd.Small {
+				wantSmall++
+				if side.s.SmallReads[rd.Name].Count > 0 {
+					small++
+				}
+			}
 		}
-		if n != len(streamReads) || side.s.Trim <= 0 || side.s.Del <= 0 || side.s.DelRest <= 0 || side.s.Fill <= 0 || side.s.PEL <= 0 {
+		if n != len(streamReads) || small != wantSmall || side.s.Trim <= 0 || side.s.Del <= 0 || side.s.DelRest <= 0 || side.s.Fill <= 0 || side.s.PEL <= 0 {
 			return fmt.Errorf("smoke: streams: %s has %d/%d reads, trim %v, del %v, del rest %v", side.name, n, len(streamReads), side.s.Trim, side.s.Del, side.s.DelRest)
 		}
 	}
