@@ -197,16 +197,21 @@ func DecodeStreamEntry(b []byte) ([][]byte, error) {
 
 // --- Consumer groups -----------------------------------------------------
 
-// StreamGroup is a consumer group's record (40 bytes):
+// StreamGroup is a consumer group's record (56 bytes):
 //
-//	last-delivered-id 16 B | entries-read i64 | pending u64 | consumers u64
+//	last-delivered-id 16 B | entries-read i64 | pending u64 | consumers u64 | pel-max-id 16 B
 //
 // EntriesRead is -1 when unknown (Redis's SCG_INVALID_ENTRIES_READ).
+// PELMax is an upper bound of every id ever put in the group's pending
+// list, so that delivering a newer entry needs no lookup of its pending
+// record. Records of 40 bytes, written before the field existed, decode
+// with PELMax at its largest value, which keeps every lookup.
 type StreamGroup struct {
 	LastID      StreamID
 	EntriesRead int64
 	Pending     uint64
 	Consumers   uint64
+	PELMax      StreamID
 }
 
 // AppendStreamGroup appends a group record.
@@ -214,21 +219,27 @@ func AppendStreamGroup(dst []byte, g StreamGroup) []byte {
 	dst = AppendStreamID(dst, g.LastID)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(g.EntriesRead))
 	dst = binary.BigEndian.AppendUint64(dst, g.Pending)
-	return binary.BigEndian.AppendUint64(dst, g.Consumers)
+	dst = binary.BigEndian.AppendUint64(dst, g.Consumers)
+	return AppendStreamID(dst, g.PELMax)
 }
 
 // DecodeStreamGroup decodes a group record.
 func DecodeStreamGroup(b []byte) (StreamGroup, error) {
-	if len(b) != 40 {
+	if len(b) != 40 && len(b) != 56 {
 		return StreamGroup{}, fmt.Errorf("%w: stream group of %d bytes", ErrCorrupt, len(b))
 	}
 	id, _ := DecodeStreamID(b)
-	return StreamGroup{
+	g := StreamGroup{
 		LastID:      id,
 		EntriesRead: int64(binary.BigEndian.Uint64(b[16:])),
 		Pending:     binary.BigEndian.Uint64(b[24:]),
 		Consumers:   binary.BigEndian.Uint64(b[32:]),
-	}, nil
+		PELMax:      MaxStreamID,
+	}
+	if len(b) == 56 {
+		g.PELMax, _ = DecodeStreamID(b[40:])
+	}
+	return g, nil
 }
 
 // StreamConsumer is a consumer's record (24 bytes):

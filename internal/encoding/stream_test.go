@@ -79,3 +79,28 @@ func FuzzDecodeStreamEntry(f *testing.F) {
 		}
 	})
 }
+
+func TestStreamGroupRecord(t *testing.T) {
+	g := StreamGroup{LastID: StreamID{7, 1}, EntriesRead: -1, Pending: 3, Consumers: 2, PELMax: StreamID{9, 4}}
+	b := AppendStreamGroup(nil, g)
+	if len(b) != 56 {
+		t.Fatalf("record of %d bytes, want 56", len(b))
+	}
+	got, err := DecodeStreamGroup(b)
+	if err != nil || got != g {
+		t.Fatalf("round trip: %+v, %v; want %+v", got, err, g)
+	}
+	// A record written before pel-max-id existed reads with the largest
+	// id there, so that every delivery still looks up its pending record.
+	old, err := DecodeStreamGroup(b[:40])
+	want := g
+	want.PELMax = MaxStreamID
+	if err != nil || old != want {
+		t.Fatalf("40-byte record: %+v, %v; want %+v", old, err, want)
+	}
+	for _, n := range []int{0, 39, 41, 55, 57} {
+		if _, err := DecodeStreamGroup(make([]byte, n)); err == nil {
+			t.Errorf("a %d-byte group record decoded", n)
+		}
+	}
+}

@@ -580,11 +580,12 @@ type groupCheck struct {
 	consumers map[string]map[string]uint64 // group → consumer → its pending field
 	pel       map[string]map[string]uint64 // group → owner → group PEL entries
 	cpel      map[string]map[string]uint64 // group → consumer → index entries
+	pelMax    map[string]StreamID          // group → its highest pending id
 }
 
 func newGroupCheck() *groupCheck {
 	return &groupCheck{groups: map[string]encoding.StreamGroup{}, consumers: map[string]map[string]uint64{},
-		pel: map[string]map[string]uint64{}, cpel: map[string]map[string]uint64{}}
+		pel: map[string]map[string]uint64{}, cpel: map[string]map[string]uint64{}, pelMax: map[string]StreamID{}}
 }
 
 // scoped splits len(group) u32 | group | rest.
@@ -626,6 +627,13 @@ func (gc *groupCheck) add(k, v []byte) error {
 			return err
 		}
 		bump(gc.pel, g, string(p.Consumer), 1)
+		id, err := encoding.DecodeStreamID(rest)
+		if err != nil {
+			return err
+		}
+		if id.Compare(gc.pelMax[g]) > 0 {
+			gc.pelMax[g] = id
+		}
 	case encoding.StreamConsumerPELTag:
 		c, _, err := scoped(rest)
 		if err != nil {
@@ -657,6 +665,9 @@ func (gc *groupCheck) check() error {
 		}
 		if pending != g.Pending {
 			return fmt.Errorf("group %q: pending field %d, %d pending entries", name, g.Pending, pending)
+		}
+		if gc.pelMax[name].Compare(g.PELMax) > 0 {
+			return fmt.Errorf("group %q: pending id %s above its pel-max-id %s", name, gc.pelMax[name], g.PELMax)
 		}
 		if uint64(len(gc.consumers[name])) != g.Consumers {
 			return fmt.Errorf("group %q: consumers field %d, %d consumers", name, g.Consumers, len(gc.consumers[name]))

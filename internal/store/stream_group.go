@@ -347,6 +347,12 @@ func (ss *streamState) lag(g *encoding.StreamGroup) (int64, bool) {
 // deliver records the delivery of entry id to consumer: a new pending
 // entry, or one taken over from whoever had it, delivery count 1.
 func (tx *Tx) deliver(ss *streamState, gs *groupState, consumer []byte, c *encoding.StreamConsumer, id StreamID) error {
+	if id.Compare(gs.g.PELMax) > 0 {
+		// Newer than anything ever pending: no record to look up, which
+		// spares a read through the tombstones acknowledged entries leave.
+		gs.g.Pending++
+		return tx.own(ss, gs, consumer, c, id, encoding.StreamPending{DeliveryMs: tx.NowMs, Count: 1, Consumer: consumer})
+	}
 	k := ss.pelKey(gs.name, id)
 	v, found, err := tx.get(k)
 	if err != nil {
@@ -381,6 +387,9 @@ func (tx *Tx) disown(ss *streamState, gs *groupState, consumer []byte, id Stream
 // own writes id's pending entry p, owned by consumer c.
 func (tx *Tx) own(ss *streamState, gs *groupState, consumer []byte, c *encoding.StreamConsumer, id StreamID, p encoding.StreamPending) error {
 	c.Pending++
+	if id.Compare(gs.g.PELMax) > 0 {
+		gs.g.PELMax = id
+	}
 	if err := tx.set(&ss.collection, ss.pelKey(gs.name, id), encoding.AppendStreamPending(nil, p)); err != nil {
 		return err
 	}
