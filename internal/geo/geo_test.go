@@ -158,23 +158,47 @@ func FuzzPosition(f *testing.F) {
 	})
 }
 
-// The cheap rejections in Contains never change its answer.
+// The cheap rejections and acceptances in Contains never change its
+// answer, and it returns the exact distance unless told membership is all
+// that counts.
 func TestContainsMatchesExactDistance(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	for range 20000 {
-		s := Shape{Lon: r.Float64()*360 - 180, Lat: r.Float64()*170 - 85, Radius: math.Pow(10, r.Float64()*7), Conversion: 1}
-		lon := s.Lon + (r.Float64()-0.5)*math.Min(360, s.Radius/1e4)
-		lat := s.Lat + (r.Float64()-0.5)*math.Min(170, s.Radius/1e4)
-		if !Valid(lon, lat) {
-			continue
-		}
-		score, _ := Score(lon, lat)
-		plon, plat := Position(float64(score))
-		_, _, dist, ok := s.Contains(float64(score))
-		exact := Distance(s.Lon, s.Lat, plon, plat)
-		if ok != (exact <= s.Radius) || (ok && dist != exact) {
-			t.Fatalf("Contains(%+v, (%v, %v)) = %v, %v; exact distance %v", s, plon, plat, dist, ok, exact)
-		}
+	for _, tc := range []struct {
+		name                string
+		box, membershipOnly bool
+	}{
+		{"radius", false, false},
+		{"radius membership", false, true},
+		{"box", true, false},
+		{"box membership", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(9, 10))
+			for range 20000 {
+				size := math.Pow(10, r.Float64()*7)
+				s := Shape{Lon: r.Float64()*360 - 180, Lat: r.Float64()*170 - 85, Conversion: 1, Box: tc.box, MembershipOnly: tc.membershipOnly}
+				if tc.box {
+					s.Width, s.Height = size, size*(0.5+r.Float64())
+				} else {
+					s.Radius = size
+				}
+				lon := s.Lon + (r.Float64()-0.5)*math.Min(360, size/1e4)
+				lat := s.Lat + (r.Float64()-0.5)*math.Min(170, size/1e4)
+				if !Valid(lon, lat) {
+					continue
+				}
+				score, _ := Score(lon, lat)
+				plon, plat := Position(float64(score))
+				_, _, dist, ok := s.Contains(float64(score))
+				exact := Distance(s.Lon, s.Lat, plon, plat)
+				want := exact <= s.Radius
+				if tc.box {
+					want = LatDistance(plat, s.Lat) <= s.Height/2 && Distance(plon, plat, s.Lon, plat) <= s.Width/2
+				}
+				if ok != want || (ok && !tc.membershipOnly && dist != exact) {
+					t.Fatalf("Contains(%+v, (%v, %v)) = %v, %v; exact distance %v", s, plon, plat, dist, ok, exact)
+				}
+			}
+		})
 	}
 }
 

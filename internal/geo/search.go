@@ -11,7 +11,15 @@ type Shape struct {
 	Radius        float64
 	Width, Height float64
 	Conversion    float64
+	// MembershipOnly says the caller uses no distance: Contains may then
+	// decide from the cheap distance alone, away from the border, and
+	// return it in place of the exact one.
+	MembershipOnly bool
 }
+
+// roughMargin bounds the relative difference between roughDistance and
+// Distance (a few ulps) with a wide margin.
+const roughMargin = 1e-9
 
 // bounds is geohashBoundingBox: the longitudes and latitudes that enclose
 // the shape.
@@ -179,9 +187,17 @@ func (s *Shape) Contains(score float64) (lon, lat, dist float64, ok bool) {
 		radius := s.Radius * s.Conversion
 		// Two cheap lower bounds of the distance first: the one along
 		// the meridian (no trigonometry), then Go's haversine, each with
-		// a margin far above their rounding differences.
-		if LatDistance(lat, s.Lat) > radius*(1+1e-9) || roughDistance(s.Lon, s.Lat, lon, lat) > radius*(1+1e-9) {
+		// a margin far above their rounding differences. The exact
+		// distance only where it is asked for or decides.
+		if LatDistance(lat, s.Lat) > radius*(1+roughMargin) {
 			return lon, lat, 0, false
+		}
+		rough := roughDistance(s.Lon, s.Lat, lon, lat)
+		if rough > radius*(1+roughMargin) {
+			return lon, lat, 0, false
+		}
+		if s.MembershipOnly && rough < radius*(1-roughMargin) {
+			return lon, lat, rough, true
 		}
 		dist = Distance(s.Lon, s.Lat, lon, lat)
 		return lon, lat, dist, dist <= radius
@@ -190,8 +206,17 @@ func (s *Shape) Contains(score float64) (lon, lat, dist float64, ok bool) {
 	if LatDistance(lat, s.Lat) > height/2 {
 		return lon, lat, 0, false
 	}
-	if roughDistance(lon, lat, s.Lon, lat) > width/2*(1+1e-9) || Distance(lon, lat, s.Lon, lat) > width/2 {
+	rough := roughDistance(lon, lat, s.Lon, lat)
+	if rough > width/2*(1+roughMargin) {
 		return lon, lat, 0, false
+	}
+	if !s.MembershipOnly || rough >= width/2*(1-roughMargin) {
+		if Distance(lon, lat, s.Lon, lat) > width/2 {
+			return lon, lat, 0, false
+		}
+	}
+	if s.MembershipOnly {
+		return lon, lat, 0, true
 	}
 	return lon, lat, Distance(s.Lon, s.Lat, lon, lat), true
 }

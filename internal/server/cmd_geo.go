@@ -396,6 +396,7 @@ func geoSearchCommand(x *ctx, kind geoSearchKind, canStore bool) {
 		// COUNT returns the nearest points.
 		q.sort = geoSortAsc
 	}
+	q.shape.MembershipOnly = !q.withDist && q.sort == geoSortNone && !(q.storeKey != nil && q.storeDist)
 	limit := 0
 	if q.any {
 		limit = int(min(q.count, math.MaxInt32))
