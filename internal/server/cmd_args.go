@@ -139,6 +139,7 @@ var commandArgs = map[string]string{
 	"lset":                  `key:key index:integer element`,
 	"ltrim":                 `key:key start:integer stop:integer`,
 	"memory|usage":          `key:key [SAMPLES count:integer]`,
+	"migrate":               `host port:integer key_or_empty_string=(key:key | empty_string="") destination-db:integer timeout:integer [COPY{3.0.0}] [REPLACE{3.0.0}] authentication=[[AUTH password{4.0.7}] | [username_password=AUTH2 (username password){6.0.0}]] [KEYS key:key...{3.0.6}]`,
 	"mget":                  `key:key...`,
 	"move":                  `key:key db:integer`,
 	"mset":                  `key_value=(key:key value)...`,

@@ -1,0 +1,332 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairndb/cairn/internal/redistest"
+)
+
+// hostPort splits a test server's address for MIGRATE's arguments.
+func hostPort(t *testing.T, addr string) (string, string) {
+	t.Helper()
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, p
+}
+
+// mustRaw runs a command and returns its raw reply.
+func mustRaw(t *testing.T, c *redistest.Conn, args ...string) []byte {
+	t.Helper()
+	r, err := c.DoRaw(args...)
+	if err != nil {
+		t.Fatalf("%s: %v", quoteCommand(args), err)
+	}
+	return r
+}
+
+// readsOf is what tc's reads return for key on c, unordered ones in a
+// canonical order.
+func readsOf(t *testing.T, c *redistest.Conn, tc dumpCase, key string) string {
+	t.Helper()
+	var out []string
+	for _, r := range tc.reads {
+		args := make([]string, len(r))
+		for i, a := range r {
+			args[i] = strings.ReplaceAll(a, "{}", key)
+		}
+		reply := mustRaw(t, c, args...)
+		if tc.unordered {
+			reply = canonicalUnordered(reply, tc.pairs)
+		}
+		out = append(out, string(reply))
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestMigrateEveryTypeBothWays moves a key of every type from Cairn to a
+// real Redis, from that Redis to Cairn, and from Cairn to another Cairn,
+// each into another database, and checks that the target holds the same
+// value with its TTL and that the source no longer has the key (or still
+// has it, with COPY).
+func TestMigrateEveryTypeBothWays(t *testing.T) {
+	r := redistest.Start(t)
+	cairn := redistest.Dial(t, startServer(t).addr)
+	other := redistest.Dial(t, startServer(t).addr)
+	rHost, rPort := hostPort(t, r.Addr())
+	cHost, cPort := hostPort(t, cairn.Addr())
+	oHost, oPort := hostPort(t, other.Addr())
+	type hop struct {
+		name     string
+		from, to *redistest.Conn
+		host     string
+		port     string
+	}
+	hops := []hop{
+		{"cairn to redis", cairn, r, rHost, rPort},
+		{"redis to cairn", r, cairn, cHost, cPort},
+		{"cairn to cairn", cairn, other, oHost, oPort},
+	}
+	for _, tc := range dumpCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			// The reference value is built in Redis, in database 0.
+			for _, c := range []*redistest.Conn{r, cairn, other} {
+				mustRaw(t, c, "SELECT", "0")
+				mustRaw(t, c, "FLUSHALL")
+			}
+			for _, c := range tc.setup {
+				mustRaw(t, r, c...)
+			}
+			want := readsOf(t, r, tc, "k")
+			for i, h := range hops {
+				key := "m" + strconv.Itoa(i)
+				for _, c := range tc.setup {
+					args := append([]string{c[0], key}, c[2:]...)
+					mustRaw(t, h.from, args...)
+				}
+				mustRaw(t, h.from, "PEXPIRE", key, "5000000")
+				copyOpt := i == 2
+				args := []string{"MIGRATE", h.host, h.port, key, "3", "5000"}
+				if copyOpt {
+					args = append(args, "COPY")
+				}
+				if got := string(mustRaw(t, h.from, args...)); got != "+OK\r\n" {
+					t.Fatalf("%s: %s = %q", h.name, quoteCommand(args), got)
+				}
+				exists := string(mustRaw(t, h.from, "EXISTS", key))
+				if wantExists := map[bool]string{true: ":1\r\n", false: ":0\r\n"}[copyOpt]; exists != wantExists {
+					t.Errorf("%s: EXISTS on the source after MIGRATE = %q, want %q", h.name, exists, wantExists)
+				}
+				mustRaw(t, h.to, "SELECT", "3")
+				if got := readsOf(t, h.to, tc, key); got != want {
+					t.Errorf("%s: the target holds\n%q\nwant\n%q", h.name, got, want)
+				}
+				ttl := string(mustRaw(t, h.to, "TTL", key))
+				if n, err := strconv.Atoi(strings.Trim(ttl, ":\r\n")); err != nil || n < 4990 || n > 5000 {
+					t.Errorf("%s: TTL on the target = %q", h.name, ttl)
+				}
+				mustRaw(t, h.to, "SELECT", "0")
+			}
+		})
+	}
+}
+
+// TestMigrateRepliesLikeRedis runs MIGRATE's options and errors on Redis
+// and on Cairn, each migrating to a third server (a Redis that asks for a
+// password), and compares the replies and what the sources keep.
+func TestMigrateRepliesLikeRedis(t *testing.T) {
+	d := newDiffRun(t)
+	target := redistest.Start(t)
+	mustRaw(t, target, "CONFIG", "SET", "requirepass", "sesame")
+	if _, err := target.Do("AUTH", "sesame"); err != nil {
+		t.Fatal(err)
+	}
+	mustRaw(t, target, "ACL", "SETUSER", "mover", "on", ">pw", "~*", "+@all")
+	h, p := hostPort(t, target.Addr())
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, closedPort := hostPort(t, closed.Addr().String())
+	closed.Close()
+	for _, k := range []string{"a", "b", "c", "d"} {
+		d.same("SET", k, "v-"+k)
+	}
+	cases := [][]string{
+		{"MIGRATE", h, p, "a", "0", "1000"},
+		{"MIGRATE", h, p, "a", "0", "1000", "AUTH"},
+		{"MIGRATE", h, p, "a", "0", "1000", "AUTH2", "x"},
+		{"MIGRATE", h, p, "a", "0", "1000", "FOO"},
+		{"MIGRATE", h, p, "a", "0", "1000", "KEYS", "b"},
+		{"MIGRATE", h, p, "a", "x", "1000", "AUTH", "sesame"},
+		{"MIGRATE", h, p, "a", "0", "1.5", "AUTH", "sesame"},
+		{"MIGRATE", h, p, "nosuchkey", "0", "1000", "AUTH", "sesame"},
+		{"MIGRATE", h, p, "", "0", "1000", "AUTH", "sesame", "KEYS", "x", "y"},
+		{"MIGRATE", h, p, "a", "0", "1000", "AUTH", "wrong"},
+		{"EXISTS", "a"},
+		{"MIGRATE", "127.0.0.1", closedPort, "a", "0", "1000"},
+		{"MIGRATE", h, p, "a", "0", "1000", "AUTH", "sesame", "COPY"},
+		{"EXISTS", "a"},
+		{"MIGRATE", h, p, "a", "0", "1000", "AUTH", "sesame", "COPY"},
+		{"MIGRATE", h, p, "a", "0", "0", "AUTH", "sesame", "COPY", "REPLACE"},
+		{"MIGRATE", h, p, "", "0", "1000", "AUTH2", "mover", "pw", "REPLACE", "KEYS", "a", "nosuchkey", "b"},
+		{"EXISTS", "a", "b"},
+		{"MIGRATE", h, p, "c", "-1", "1000", "AUTH", "sesame"},
+		{"MIGRATE", h, p, "c", "5", "1000", "AUTH", "sesame"},
+		{"EXISTS", "c"},
+		{"MIGRATE", h, p, "c", "100", "1000", "AUTH", "sesame"},
+		{"EXISTS", "c"},
+	}
+	for _, c := range cases {
+		if c[0] != "MIGRATE" {
+			d.same(c...)
+			continue
+		}
+		// Both sources move to the same target: it is emptied before
+		// each, so that the second finds what the first found.
+		mustRaw(t, target, "FLUSHALL")
+		r := mustRaw(t, d.redis, c...)
+		mustRaw(t, target, "FLUSHALL")
+		if got := mustRaw(t, d.cairn, c...); !bytes.Equal(got, r) {
+			t.Errorf("%s\nredis-server: %q\nCairn:        %q", quoteCommand(c), r, got)
+		}
+	}
+	// In a transaction, MIGRATE runs at EXEC.
+	d.same("SET", "m", "1")
+	d.same("MULTI")
+	d.same("MIGRATE", h, p, "m", "0", "1000", "AUTH", "sesame")
+	d.same("EXISTS", "m")
+	mustRaw(t, target, "FLUSHALL")
+	r := mustRaw(t, d.redis, "EXEC")
+	mustRaw(t, target, "FLUSHALL")
+	if got := mustRaw(t, d.cairn, "EXEC"); !bytes.Equal(got, r) {
+		t.Errorf("EXEC\nredis-server: %q\nCairn:        %q", r, got)
+	}
+	d.same("EXISTS", "m")
+	// The keys arrive.
+	mustRaw(t, target, "FLUSHALL")
+	d.same("SET", "e", "v-e")
+	if got := string(mustRaw(t, d.cairn, "MIGRATE", h, p, "e", "2", "1000", "AUTH", "sesame")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE = %q", got)
+	}
+	mustRaw(t, target, "SELECT", "2")
+	if got := string(mustRaw(t, target, "GET", "e")); got != "$3\r\nv-e\r\n" {
+		t.Fatalf("target GET e = %q", got)
+	}
+}
+
+// TestMigrateTimeout: a target that never answers makes MIGRATE fail
+// after its timeout, as in Redis, and the key stays.
+func TestMigrateTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = bufio.NewReader(c).WriteTo(discard{}) }()
+		}
+	}()
+	h, p := hostPort(t, ln.Addr().String())
+	d := newDiffRun(t)
+	d.same("SET", "k", "v")
+	start := time.Now()
+	d.same("MIGRATE", h, p, "k", "0", "200")
+	if el := time.Since(start); el < 400*time.Millisecond || el > 5*time.Second {
+		t.Errorf("two MIGRATEs with a 200 ms timeout took %v", el)
+	}
+	d.same("GET", "k")
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// fakeTarget accepts one connection, reads a MIGRATE's commands up to
+// the end of a RESTORE, calls between, then replies +OK to each command.
+func fakeTarget(t *testing.T, commands int, between func()) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var got []byte
+		buf := make([]byte, 4096)
+		for !bytes.Contains(got, []byte("RESTORE")) || !bytes.HasSuffix(got, []byte("\r\n")) {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			got = append(got, buf[:n]...)
+		}
+		between()
+		_, _ = c.Write([]byte(strings.Repeat("+OK\r\n", commands)))
+		_, _ = c.Read(buf)
+	}()
+	return ln.Addr().String()
+}
+
+// TestMigrateKeepsAKeyWrittenMeanwhile: Cairn does not lock the keys while
+// it waits for the target; a key written before the target replied keeps
+// its new value instead of being deleted.
+func TestMigrateKeepsAKeyWrittenMeanwhile(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	writer := redistest.Dial(t, ts.addr)
+	mustRaw(t, c, "SET", "k", "old")
+	mustRaw(t, c, "SET", "same", "v")
+	h, p := hostPort(t, fakeTarget(t, 3, func() {
+		mustRaw(t, writer, "SET", "k", "new")
+	}))
+	if got := string(mustRaw(t, c, "MIGRATE", h, p, "", "0", "5000", "KEYS", "k", "same")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE = %q", got)
+	}
+	if got := string(mustRaw(t, c, "GET", "k")); got != "$3\r\nnew\r\n" {
+		t.Errorf("GET k = %q, want the value written during the MIGRATE", got)
+	}
+	if got := string(mustRaw(t, c, "EXISTS", "same")); got != ":0\r\n" {
+		t.Errorf("EXISTS same = %q, want the unchanged key deleted", got)
+	}
+}
+
+// TestMigrateConnectionCache: MIGRATE reuses its connection to a target,
+// and closes it once idle for long enough.
+func TestMigrateConnectionCache(t *testing.T) {
+	target := redistest.Start(t)
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	h, p := hostPort(t, target.Addr())
+	for i := range 3 {
+		k := "k" + strconv.Itoa(i)
+		mustRaw(t, c, "SET", k, "v")
+		if got := string(mustRaw(t, c, "MIGRATE", h, p, k, strconv.Itoa(i), "1000")); got != "+OK\r\n" {
+			t.Fatalf("MIGRATE = %q", got)
+		}
+	}
+	info := string(mustRaw(t, target, "INFO", "stats"))
+	if !strings.Contains(info, "total_connections_received:2\r\n") {
+		t.Errorf("the target saw other than 2 connections (the test's and MIGRATE's):\n%s", info)
+	}
+	if n := ts.srv.migrates.size(); n != 1 {
+		t.Fatalf("%d cached connections, want 1", n)
+	}
+	mc := &ts.srv.migrates
+	mc.mu.Lock()
+	for _, conn := range mc.idle {
+		conn.lastUse = time.Now().Add(-migrateIdle)
+	}
+	mc.mu.Unlock()
+	mc.sweep()
+	if n := mc.size(); n != 0 {
+		t.Fatalf("%d cached connections after the idle sweep, want 0", n)
+	}
+	// A closed cached connection is replaced without an error.
+	mustRaw(t, c, "SET", "again", "v")
+	if got := string(mustRaw(t, c, "MIGRATE", h, p, "again", "0", "1000")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE after the sweep = %q", got)
+	}
+	mustRaw(t, target, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+	mustRaw(t, c, "SET", "after-kill", "v")
+	if got := string(mustRaw(t, c, "MIGRATE", h, p, "after-kill", "0", "1000")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE over a connection the target closed = %q", got)
+	}
+}
