@@ -23,6 +23,7 @@ import (
 var commandArgs = map[string]string{
 	"append":                `key:key value`,
 	"auth":                  `[username]{6.0.0} password`,
+	"backup":                `directory`,
 	"bgsave":                `[SCHEDULE{3.2.2}]`,
 	"blmove":                `source:key destination:key wherefrom=(LEFT | RIGHT) whereto=(LEFT | RIGHT) timeout:double`,
 	"blmpop":                `timeout:double numkeys:integer key:key... where=(LEFT | RIGHT) [COUNT count:integer]`,
