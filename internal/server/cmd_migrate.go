@@ -169,6 +169,13 @@ func cmdMigrate(x *ctx) {
 		x.w.SimpleString("NOKEY")
 		return
 	}
+	if int64(db) == a.db && x.srv.listensOn(a.host, a.port) {
+		// Redis would wait for itself until the timeout. Cairn would
+		// answer its own RESTORE, and with REPLACE then delete the key
+		// it had just rewritten: refuse instead.
+		x.errorReply("ERR MIGRATE's target is this server's own database")
+		return
+	}
 	acked, errMsg := x.srv.migrates.send(a, items, x.tx.NowMs)
 	if !a.copy && len(acked) > 0 {
 		if err := x.migrateDelete(db, acked); err != nil {
@@ -515,4 +522,54 @@ func appendCommand(dst []byte, args ...[]byte) []byte {
 		dst = append(dst, '\r', '\n')
 	}
 	return dst
+}
+
+// listensOn reports whether host:port reaches one of the server's own
+// listeners: the same port on an address the listener takes (its own, or
+// any local address for a wildcard listener).
+func (srv *Server) listensOn(host, port string) bool {
+	srv.mu.Lock()
+	var addrs []*net.TCPAddr
+	for _, ln := range srv.listeners {
+		if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+			addrs = append(addrs, ta)
+		}
+	}
+	srv.mu.Unlock()
+	p, err := strconv.Atoi(port)
+	if err != nil || len(addrs) == 0 {
+		return false
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return false
+	}
+	for _, la := range addrs {
+		if la.Port != p {
+			continue
+		}
+		for _, ip := range ips {
+			if la.IP.Equal(ip) || (la.IP.IsUnspecified() && isLocalIP(ip)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isLocalIP reports whether ip is one of this machine's addresses.
+func isLocalIP(ip net.IP) bool {
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }

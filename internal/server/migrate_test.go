@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -328,5 +329,59 @@ func TestMigrateConnectionCache(t *testing.T) {
 	mustRaw(t, c, "SET", "after-kill", "v")
 	if got := string(mustRaw(t, c, "MIGRATE", h, p, "after-kill", "0", "1000")); got != "+OK\r\n" {
 		t.Fatalf("MIGRATE over a connection the target closed = %q", got)
+	}
+}
+
+// MIGRATE to the server itself moves keys between its databases, and
+// refuses the same database (where REPLACE would delete the key it had
+// just rewritten).
+func TestMigrateToItself(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	h, p := hostPort(t, ts.addr)
+	mustRaw(t, c, "SET", "k", "v")
+	if got := string(mustRaw(t, c, "MIGRATE", h, p, "k", "0", "1000", "REPLACE")); !strings.HasPrefix(got, "-ERR MIGRATE's target") {
+		t.Fatalf("MIGRATE into its own database = %q", got)
+	}
+	if got := string(mustRaw(t, c, "MIGRATE", "localhost", p, "k", "1", "1000")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE into its own db 1 = %q", got)
+	}
+	if got := string(mustRaw(t, c, "EXISTS", "k")); got != ":0\r\n" {
+		t.Fatalf("EXISTS k in db 0 after the move = %q", got)
+	}
+	mustRaw(t, c, "SELECT", "1")
+	if got := string(mustRaw(t, c, "GET", "k")); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET k in db 1 = %q", got)
+	}
+}
+
+// TestMigrateNotifies: the keys MIGRATE removes send "del" as in Redis,
+// and COPY sends nothing.
+func TestMigrateNotifies(t *testing.T) {
+	d := newDiffRun(t)
+	target := redistest.Start(t)
+	h, p := hostPort(t, target.Addr())
+	d.same("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	var got [2][]string
+	for i, c := range []*redistest.Conn{d.redis, d.cairn} {
+		sub := notifySubscriber(t, c.Addr())
+		for _, cmd := range [][]any{
+			{"SET", "a", "1"}, {"SET", "b", "2"}, {"SET", "c", "3"},
+			{"MIGRATE", h, p, "a", "0", "1000", "COPY"},
+			{"MIGRATE", h, p, "", "0", "1000", "REPLACE", "KEYS", "a", "b", "nosuch"},
+			{"MIGRATE", h, p, "c", "0", "1000"},
+		} {
+			if _, err := c.Do(cmd...); err != nil {
+				t.Fatalf("%v: %v", cmd, err)
+			}
+		}
+		mustRaw(t, target, "FLUSHALL")
+		got[i] = drainEvents(t, c, sub)
+	}
+	if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+		t.Fatalf("notifications differ:\nredis-server: %q\nCairn:        %q", got[0], got[1])
+	}
+	if !strings.Contains(fmt.Sprint(got[1]), "del") {
+		t.Fatalf("no del event: %q", got[1])
 	}
 }
