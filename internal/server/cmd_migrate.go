@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"math/rand/v2"
 	"net"
@@ -140,11 +141,12 @@ func (x *ctx) parseMigrateArgs() (migrateArgs, bool) {
 	return a, true
 }
 
-// migrateItem is one key on its way: its name, what was sent and the
-// deadline it was read with.
+// migrateItem is one key on its way: its name, the digest of the payload
+// sent (kept instead of the payload, which may be large, to tell whether
+// the key changed meanwhile) and the deadline it was read with.
 type migrateItem struct {
 	key      []byte
-	payload  []byte
+	digest   [sha256.Size]byte
 	deadline int64
 }
 
@@ -155,15 +157,29 @@ func cmdMigrate(x *ctx) {
 	}
 	db := x.db()
 	items := make([]migrateItem, 0, len(a.keys))
+	// The RESTORE commands are built once, as the values are read; only
+	// AUTH and SELECT differ from one connection attempt to the next.
+	var restores, payload []byte
 	for _, k := range a.keys {
 		v, deadline, found, err := x.tx.ReadValue(db, k)
 		if err != nil {
 			x.storeError(err)
 			return
 		}
-		if found {
-			items = append(items, migrateItem{key: k, payload: rdb.AppendValue(nil, objectOf(v)), deadline: deadline})
+		if !found {
+			continue
 		}
+		payload = rdb.AppendValue(payload[:0], objectOf(v))
+		items = append(items, migrateItem{key: k, digest: sha256.Sum256(payload), deadline: deadline})
+		ttl := int64(0)
+		if deadline != 0 {
+			ttl = max(deadline-x.tx.NowMs, 1)
+		}
+		args := [][]byte{[]byte("RESTORE"), k, strconv.AppendInt(nil, ttl, 10), payload}
+		if a.replace {
+			args = append(args, []byte("REPLACE"))
+		}
+		restores = appendCommand(restores, args...)
 	}
 	if len(items) == 0 {
 		x.w.SimpleString("NOKEY")
@@ -176,7 +192,7 @@ func cmdMigrate(x *ctx) {
 		x.errorReply("ERR MIGRATE's target is this server's own database")
 		return
 	}
-	acked, errMsg := x.srv.migrates.send(a, items, x.tx.NowMs)
+	acked, errMsg := x.srv.migrates.send(a, items, restores)
 	if !a.copy && len(acked) > 0 {
 		if err := x.migrateDelete(db, acked); err != nil {
 			x.storeError(err)
@@ -219,7 +235,7 @@ func (x *ctx) migrateDelete(db int, acked []migrateItem) error {
 		if err != nil {
 			return err
 		}
-		if !found || deadline != it.deadline || !bytes.Equal(rdb.AppendValue(nil, objectOf(v)), it.payload) {
+		if !found || deadline != it.deadline || sha256.Sum256(rdb.AppendValue(nil, objectOf(v))) != it.digest {
 			continue
 		}
 		deleted, err := tx.Delete(db, it.key)
@@ -355,7 +371,7 @@ func (mc *migrateCache) size() int {
 // and the error to reply with ("" for OK). It follows Redis's
 // migrateCommand: on a socket error before any reply it reconnects and
 // tries once more, unless the error was a timeout.
-func (mc *migrateCache) send(a migrateArgs, items []migrateItem, nowMs int64) ([]migrateItem, string) {
+func (mc *migrateCache) send(a migrateArgs, items []migrateItem, restores []byte) ([]migrateItem, string) {
 	name := a.host + ":" + a.port
 	for attempt := 0; ; attempt++ {
 		c := mc.take(name)
@@ -376,7 +392,7 @@ func (mc *migrateCache) send(a migrateArgs, items []migrateItem, nowMs int64) ([
 			}
 			c = &migrateConn{conn: conn, r: bufio.NewReaderSize(conn, 4096), lastDB: -1}
 		}
-		acked, errMsg, retry, keep := c.exchange(a, items, nowMs, attempt == 0)
+		acked, errMsg, retry, keep := c.exchange(a, items, restores, attempt == 0)
 		if keep {
 			mc.put(name, c)
 		} else {
@@ -391,7 +407,7 @@ func (mc *migrateCache) send(a migrateArgs, items []migrateItem, nowMs int64) ([
 // exchange sends the AUTH, SELECT and RESTORE commands and reads their
 // replies. retry asks for another attempt on a new connection (allowed
 // when mayRetry); keep says whether the connection may be used again.
-func (c *migrateConn) exchange(a migrateArgs, items []migrateItem, nowMs int64, mayRetry bool) (acked []migrateItem, errMsg string, retry, keep bool) {
+func (c *migrateConn) exchange(a migrateArgs, items []migrateItem, restores []byte, mayRetry bool) (acked []migrateItem, errMsg string, retry, keep bool) {
 	var cmd []byte
 	if a.auth {
 		if a.user != nil {
@@ -404,17 +420,6 @@ func (c *migrateConn) exchange(a migrateArgs, items []migrateItem, nowMs int64, 
 	if selecting {
 		cmd = appendCommand(cmd, []byte("SELECT"), strconv.AppendInt(nil, a.db, 10))
 	}
-	for _, it := range items {
-		ttl := int64(0)
-		if it.deadline != 0 {
-			ttl = max(it.deadline-nowMs, 1)
-		}
-		args := [][]byte{[]byte("RESTORE"), it.key, strconv.AppendInt(nil, ttl, 10), it.payload}
-		if a.replace {
-			args = append(args, []byte("REPLACE"))
-		}
-		cmd = appendCommand(cmd, args...)
-	}
 	socketErr := func(err error, writing bool) ([]migrateItem, string, bool, bool) {
 		if mayRetry && !isNetTimeout(err) {
 			return nil, "", true, false
@@ -424,13 +429,15 @@ func (c *migrateConn) exchange(a migrateArgs, items []migrateItem, nowMs int64, 
 		}
 		return nil, "IOERR error or timeout reading to target instance", false, false
 	}
-	for pos := 0; pos < len(cmd); {
-		n := min(len(cmd)-pos, 64<<10)
-		_ = c.conn.SetWriteDeadline(time.Now().Add(a.timeout))
-		if _, err := c.conn.Write(cmd[pos : pos+n]); err != nil {
-			return socketErr(err, true)
+	for _, buf := range [][]byte{cmd, restores} {
+		for pos := 0; pos < len(buf); {
+			n := min(len(buf)-pos, 64<<10)
+			_ = c.conn.SetWriteDeadline(time.Now().Add(a.timeout))
+			if _, err := c.conn.Write(buf[pos : pos+n]); err != nil {
+				return socketErr(err, true)
+			}
+			pos += n
 		}
-		pos += n
 	}
 	var authReply, selectReply []byte
 	var err error
