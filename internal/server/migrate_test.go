@@ -385,3 +385,22 @@ func TestMigrateNotifies(t *testing.T) {
 		t.Fatalf("no del event: %q", got[1])
 	}
 }
+
+// Between two Cairns a hash keeps its fields' deadlines (Redis 7.4's
+// payload, which Redis 7.0 would refuse).
+func TestMigrateHashFieldTTLBetweenCairns(t *testing.T) {
+	src := redistest.Dial(t, startServer(t).addr)
+	dst := redistest.Dial(t, startServer(t).addr)
+	h, p := hostPort(t, dst.Addr())
+	mustRaw(t, src, "HSET", "h", "a", "1", "b", "2")
+	mustRaw(t, src, "HEXPIRE", "h", "5000", "FIELDS", "1", "a")
+	if got := string(mustRaw(t, src, "MIGRATE", h, p, "h", "0", "1000")); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE = %q", got)
+	}
+	if got := string(mustRaw(t, dst, "HTTL", "h", "FIELDS", "2", "a", "b")); got != "*2\r\n:5000\r\n:-1\r\n" && got != "*2\r\n:4999\r\n:-1\r\n" {
+		t.Fatalf("HTTL on the target = %q", got)
+	}
+	if got := string(mustRaw(t, src, "EXISTS", "h")); got != ":0\r\n" {
+		t.Fatalf("EXISTS on the source = %q", got)
+	}
+}
