@@ -40,11 +40,11 @@ func (srv *Server) backupDir(arg string) string {
 }
 
 func cmdBackup(x *ctx) {
-	dir := x.srv.backupDir(x.argStr(1))
-	if x.argStr(1) == "" {
+	if len(x.arg(1)) == 0 {
 		x.errorReply("ERR the backup directory may not be empty")
 		return
 	}
+	dir := x.srv.backupDir(x.argStr(1))
 	start := time.Now()
 	err := x.srv.st.Engine().Checkpoint(dir)
 	switch {
