@@ -46,6 +46,13 @@ func migrateCommands() []cmdEntry {
 		{Flags: rw | acc | del | command.KeyIncomplete, Begin: command.KeywordSearch("KEYS", -2), Find: command.RangeKeys(-1, 1, 0)},
 	}
 	s.KeysFunc = migrateKeys
+	s.KeysFuncFlags = func(_ [][]byte, keys []int) []command.KeyFlag {
+		flags := make([]command.KeyFlag, len(keys))
+		for i := range flags {
+			flags[i] = rw | acc | del
+		}
+		return flags
+	}
 	e.ownTx = true
 	return []cmdEntry{withTips(e, tipOutput)}
 }

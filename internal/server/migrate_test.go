@@ -179,6 +179,16 @@ func TestMigrateRepliesLikeRedis(t *testing.T) {
 			t.Errorf("%s\nredis-server: %q\nCairn:        %q", quoteCommand(c), r, got)
 		}
 	}
+	for _, c := range [][]string{
+		{"COMMAND", "GETKEYS", "MIGRATE", h, p, "a", "0", "1000"},
+		{"COMMAND", "GETKEYS", "MIGRATE", h, p, "", "0", "1000", "AUTH", "KEYS", "KEYS", "x", "y"},
+		{"COMMAND", "GETKEYS", "MIGRATE", h, p, "", "0", "1000", "AUTH2", "u", "KEYS", "KEYS", "x"},
+		{"COMMAND", "GETKEYS", "MIGRATE", h, p, "", "0", "1000", "COPY", "KEYS", "x", "y", "z"},
+		{"COMMAND", "GETKEYSANDFLAGS", "MIGRATE", h, p, "", "0", "1000", "KEYS", "x", "y"},
+		{"COMMAND", "INFO", "MIGRATE"},
+	} {
+		d.same(c...)
+	}
 	// In a transaction, MIGRATE runs at EXEC.
 	d.same("SET", "m", "1")
 	d.same("MULTI")
