@@ -338,3 +338,25 @@ func TestExportLoadsInRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// `cairn backup --addr` authenticates when the server asks for a password,
+// and reports the server's refusal.
+func TestBackupAddrWithPassword(t *testing.T) {
+	bin := buildCairn(t)
+	root := t.TempDir()
+	p := startCairn(t, bin, true, 0, "--dir", filepath.Join(root, "data"), "--requirepass", "pw")
+	addr := fmt.Sprintf("127.0.0.1:%d", p.port)
+	var out bytes.Buffer
+	if err := runBackup([]string{"--addr", addr, filepath.Join(root, "b")}, &out); err == nil || !strings.Contains(err.Error(), "NOAUTH") {
+		t.Fatalf("backup without the password: %v", err)
+	}
+	if err := runBackup([]string{"--addr", addr, "--password", "bad", filepath.Join(root, "b")}, &out); err == nil || !strings.Contains(err.Error(), "WRONGPASS") {
+		t.Fatalf("backup with a wrong password: %v", err)
+	}
+	if err := runBackup([]string{"--addr", addr, "--password", "pw", filepath.Join(root, "b")}, &out); err != nil {
+		t.Fatalf("backup with the password: %v", err)
+	}
+	if err := isDataDir(filepath.Join(root, "b")); err != nil {
+		t.Fatal(err)
+	}
+}
