@@ -414,3 +414,41 @@ func TestMigrateHashFieldTTLBetweenCairns(t *testing.T) {
 		t.Fatalf("EXISTS on the source = %q", got)
 	}
 }
+
+// FuzzMigrateReplies feeds arbitrary bytes to MIGRATE as the target's
+// replies: it never panics, acknowledges at most the keys it sent, and
+// either succeeds or names an error.
+func FuzzMigrateReplies(f *testing.F) {
+	for _, seed := range []string{
+		"+OK\r\n+OK\r\n+OK\r\n",
+		"-NOAUTH Authentication required.\r\n-ERR x\r\n-ERR y\r\n",
+		"+OK\r\n-BUSYKEY Target key name already exists.\r\n+OK\r\n",
+		"+OK\r\n" + strings.Repeat("x", 5000) + "\r\n",
+		"\r\n\r\n",
+		"+OK",
+	} {
+		f.Add([]byte(seed), true)
+		f.Add([]byte(seed), false)
+	}
+	f.Fuzz(func(t *testing.T, replies []byte, auth bool) {
+		local, remote := net.Pipe()
+		defer local.Close()
+		go func() {
+			defer remote.Close()
+			go func() { _, _ = bufio.NewReader(remote).WriteTo(discard{}) }()
+			_, _ = remote.Write(replies)
+		}()
+		c := &migrateConn{conn: local, r: bufio.NewReaderSize(local, 4096), lastDB: -1}
+		a := migrateArgs{db: 0, timeout: 200 * time.Millisecond, auth: auth, pass: []byte("pw")}
+		items := []migrateItem{{key: []byte("a")}, {key: []byte("b")}}
+		restores := appendCommand(nil, []byte("RESTORE"), []byte("a"), []byte("0"), []byte("x"))
+		restores = appendCommand(restores, []byte("RESTORE"), []byte("b"), []byte("0"), []byte("y"))
+		acked, errMsg, _, _ := c.exchange(a, items, restores, false)
+		if len(acked) > len(items) {
+			t.Fatalf("%d keys acknowledged of %d", len(acked), len(items))
+		}
+		if len(acked) < len(items) && errMsg == "" {
+			t.Fatalf("%d keys acknowledged of %d, and no error", len(acked), len(items))
+		}
+	})
+}
