@@ -452,3 +452,31 @@ func FuzzMigrateReplies(f *testing.F) {
 		}
 	})
 }
+
+// A value larger than one 64 KiB write, and many keys at once, arrive
+// whole.
+func TestMigrateLargeValues(t *testing.T) {
+	target := redistest.Start(t)
+	c := redistest.Dial(t, startServer(t).addr)
+	h, p := hostPort(t, target.Addr())
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	mustRaw(t, c, "SET", "big", big)
+	args := []string{"MIGRATE", h, p, "", "0", "5000", "KEYS", "big"}
+	for i := range 500 {
+		k := "k" + strconv.Itoa(i)
+		mustRaw(t, c, "RPUSH", k, k, big[:1000])
+		args = append(args, k)
+	}
+	if got := string(mustRaw(t, c, args...)); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE = %q", got)
+	}
+	if got := string(mustRaw(t, target, "GET", "big")); got != "$"+strconv.Itoa(len(big))+"\r\n"+big+"\r\n" {
+		t.Fatalf("GET big on the target: %d bytes", len(got))
+	}
+	if got := string(mustRaw(t, target, "DBSIZE")); got != ":501\r\n" {
+		t.Fatalf("DBSIZE on the target = %q", got)
+	}
+	if got := string(mustRaw(t, c, "DBSIZE")); got != ":0\r\n" {
+		t.Fatalf("DBSIZE on the source = %q", got)
+	}
+}
