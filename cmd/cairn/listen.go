@@ -177,6 +177,11 @@ func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Usage: cairn [/path/to/cairn.conf] [--setting value ...]
        cairn --version
        cairn --help
+       cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
+       cairn export DATADIR dump.rdb [--setting value ...]
+       cairn backup DATADIR DESTDIR
+       cairn backup --addr HOST:PORT [--user USER] [--password PASSWORD] DESTDIR
+       cairn restore BACKUPDIR DATADIR
 
 The config file uses redis.conf syntax; settings on the command line follow
 it and win. Settings (default; live = changeable with CONFIG SET):

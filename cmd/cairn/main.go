@@ -7,9 +7,17 @@
 //	cairn --help
 //	cairn --version
 //	cairn import dump.rdb [/path/to/cairn.conf] [--name value ...]
+//	cairn export DATADIR dump.rdb [--name value ...]
+//	cairn backup DATADIR DESTDIR
+//	cairn backup --addr HOST:PORT [--user U] [--password P] DESTDIR
+//	cairn restore BACKUPDIR DATADIR
 //
 // The import subcommand loads a Redis RDB file into the data directory the
 // settings name (dir, databases, ...), with the server stopped, and exits.
+// export writes a data directory as an RDB file, backup copies a data
+// directory consistently (from a running server with --addr, through its
+// BACKUP command), and restore makes a new data directory from a backup;
+// see docs/operations.md.
 //
 // The optional config file uses redis.conf syntax; command-line settings
 // follow it and win, as with redis-server.
@@ -52,8 +60,17 @@ func main() {
 }
 
 func run(args []string, monitorErr error) error {
-	if len(args) > 0 && args[0] == "import" {
-		return runImport(args[1:], os.Stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "import":
+			return runImport(args[1:], os.Stderr)
+		case "export":
+			return runExport(args[1:], os.Stderr)
+		case "backup":
+			return runBackup(args[1:], os.Stderr)
+		case "restore":
+			return runRestore(args[1:], os.Stderr)
+		}
 	}
 	for _, a := range args {
 		switch a {

@@ -206,8 +206,10 @@ func writeArgs(w ReplyWriter, args []Arg) {
 				flags++
 			}
 		}
+		// A pure token always has one, though it may be empty (MIGRATE's "").
+		hasToken := a.Token != "" || a.Type == ArgPureTok
 		n := 2
-		for _, present := range [...]bool{keyLinked, a.Token != "", a.Since != "", a.DeprecatedSince != "", flags > 0, nested, a.DisplayText != ""} {
+		for _, present := range [...]bool{keyLinked, hasToken, a.Since != "", a.DeprecatedSince != "", flags > 0, nested, a.DisplayText != ""} {
 			if present {
 				n++
 			}
@@ -221,7 +223,7 @@ func writeArgs(w ReplyWriter, args []Arg) {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpecIndex))
 		}
-		if a.Token != "" {
+		if hasToken {
 			w.BulkString("token")
 			w.BulkString(a.Token)
 		}

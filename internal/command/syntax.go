@@ -410,7 +410,8 @@ func (p *argParser) parseQuoted(q byte) (string, error) {
 	if end < 0 {
 		return "", p.errorf("unterminated quote")
 	}
-	if end == 0 {
+	if end == 0 && q != '"' {
+		// Only a token may be empty: MIGRATE's "" stands for no key.
 		return "", p.errorf("empty quoted text")
 	}
 	p.pos = start + 1 + end + 1
@@ -518,7 +519,7 @@ func (f *argFormatter) item(a *Arg) error {
 		}
 		f.b.WriteByte('=')
 	}
-	if a.Token != "" {
+	if a.Token != "" || a.Type == ArgPureTok {
 		if err := f.token(a.Token); err != nil {
 			return err
 		}
@@ -532,9 +533,6 @@ func (f *argFormatter) item(a *Arg) error {
 	multiple := a.Multiple && !a.MultipleToken
 	switch a.Type {
 	case ArgPureTok:
-		if a.Token == "" {
-			return fmt.Errorf("pure token %q has no token", a.Name)
-		}
 		if optional {
 			return fmt.Errorf("pure token %q: optional without a token", a.Name)
 		}
@@ -654,7 +652,7 @@ func (f *argFormatter) token(s string) error {
 	switch {
 	case plainToken(s):
 		f.b.WriteString(s)
-	case s != "" && !strings.Contains(s, `"`):
+	case !strings.Contains(s, `"`):
 		f.b.WriteString(`"` + s + `"`)
 	default:
 		return fmt.Errorf("token %q cannot be written", s)

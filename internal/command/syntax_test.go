@@ -167,7 +167,7 @@ func TestFormatArgsRejects(t *testing.T) {
 		{{Name: "x", Type: ArgOneOf}},
 		{{Name: "x", Type: ArgOneOf, Args: []Arg{{Name: "a", Type: ArgString}}}},
 		{{Name: "", Type: ArgString}},
-		{{Name: "x", Type: ArgPureTok}},
+		{{Name: "x", Type: ArgPureTok, Optional: true}},
 		{{Name: "x", Type: ArgString, MultipleToken: true, Multiple: true}},
 		{{Name: "x", Type: ArgString, Token: "T", MultipleToken: true}},
 		{{Name: "x", Type: "float"}},

@@ -21,6 +21,9 @@ func usage(a *Arg) string {
 	var body string
 	switch a.Type {
 	case ArgPureTok:
+		if a.Token == "" {
+			body = `""`
+		}
 	case ArgOneOf, ArgBlock:
 		sep := " "
 		if a.Type == ArgOneOf {

@@ -101,6 +101,10 @@ type Engine interface {
 	NewView() Snapshot
 	// SyncWAL makes every write committed so far durable.
 	SyncWAL() error
+	// Checkpoint writes a consistent copy of the store, as of one moment
+	// after the call began, into dir, which must not exist yet; the copy
+	// opens as a data directory of its own. Writes go on meanwhile.
+	Checkpoint(dir string) error
 	// Stats describes the engine for INFO, as name/value pairs.
 	Stats() []Stat
 	Close() error

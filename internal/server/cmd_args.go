@@ -23,6 +23,7 @@ import (
 var commandArgs = map[string]string{
 	"append":                `key:key value`,
 	"auth":                  `[username]{6.0.0} password`,
+	"backup":                `directory`,
 	"bgsave":                `[SCHEDULE{3.2.2}]`,
 	"blmove":                `source:key destination:key wherefrom=(LEFT | RIGHT) whereto=(LEFT | RIGHT) timeout:double`,
 	"blmpop":                `timeout:double numkeys:integer key:key... where=(LEFT | RIGHT) [COUNT count:integer]`,
@@ -139,6 +140,7 @@ var commandArgs = map[string]string{
 	"lset":                  `key:key index:integer element`,
 	"ltrim":                 `key:key start:integer stop:integer`,
 	"memory|usage":          `key:key [SAMPLES count:integer]`,
+	"migrate":               `host port:integer key_or_empty_string=(key:key | empty_string="") destination-db:integer timeout:integer [COPY{3.0.0}] [REPLACE{3.0.0}] authentication=[[AUTH password{4.0.7}] | [username_password=AUTH2 (username password){6.0.0}]] [KEYS key:key...{3.0.6}]`,
 	"mget":                  `key:key...`,
 	"move":                  `key:key db:integer`,
 	"mset":                  `key_value=(key:key value)...`,

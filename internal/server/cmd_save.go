@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,9 +162,14 @@ func (srv *Server) saveFailed() {
 	srv.saves.mu.Unlock()
 }
 
+// WriteRDB writes every database's keys and the function libraries of st
+// as an RDB file that Redis 7 loads, the keys from one consistent view of
+// the store: what SAVE writes, for `cairn export`.
+func WriteRDB(w io.Writer, st *store.Store) error { return writeSnapshot(w, st) }
+
 // writeSnapshot writes every database's keys and the function libraries
 // as an RDB file, the keys from one consistent view of the store.
-func writeSnapshot(f *os.File, st *store.Store) error {
+func writeSnapshot(f io.Writer, st *store.Store) error {
 	tx := st.Read(true)
 	defer tx.Close()
 	tx.SetTouch(false)

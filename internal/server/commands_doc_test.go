@@ -54,6 +54,8 @@ var commandNotes = map[string]string{
 	"xadd":            "With `~`, MAXLEN and MINID remove whole nodes of stream-node-max-entries entries from the head: what Redis removes from a stream whose radix-tree nodes filled up in turn.",
 	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries is O(removed); the removal itself is one range tombstone.",
 	"xread":           "Accepts the `+` id of Redis 7.4 (the last entry).",
+	"migrate":         "The keys are read from one snapshot and no lock is held while the target answers; a key written meanwhile keeps its new value (only keys unchanged since are deleted). Redis instead blocks every client for the transfer. A target that is this server's own database is refused (Redis waits for itself until the timeout).",
+	"backup":          "Cairn's command: a consistent copy of the data directory (Pebble checkpoint, tables hard-linked) into a new directory, taken while writes go on; a relative path is taken from the data directory's parent. See docs/operations.md.",
 	"xinfo|stream":    "radix-tree-keys and radix-tree-nodes are estimates: entries live on disk keyed by id, in no radix tree.",
 
 	// Kvrocks's sortedint type (Redis has none).

@@ -28,6 +28,11 @@ type cmdEntry struct {
 	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
 	// write transaction on its keys.
 	rewrites bool
+	// ownTx marks a write command that reads from a snapshot and opens its
+	// own write transaction when it is ready to write (MIGRATE, which must
+	// not hold its keys' locks while it waits for the network). In an
+	// atomic group it runs in the group's transaction like any other.
+	ownTx bool
 }
 
 // cmdStats are a command's INFO commandstats figures, and the histogram of
@@ -206,7 +211,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.queue(c, spec, args)
 		return
 	}
-	if !joinsPipeline(spec) || sortOwnTx(spec, args) {
+	if !joinsPipeline(spec) || sortOwnTx(spec, args) || e.ownTx {
 		// The commit of the writes pipelined before this command is
 		// theirs: it is not timed as this command's.
 		s.commitPipeline(c)
@@ -284,7 +289,7 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	// nothing here.
 	x := &c.ctx
 	*x = ctx{srv: s, cl: c, w: w, args: args, woken: woken}
-	if joinsPipeline(spec) && !sortOwnTx(spec, args) {
+	if joinsPipeline(spec) && !sortOwnTx(spec, args) && !e.ownTx {
 		s.runPipelined(c, spec, e, args)
 		return x.failed, nil
 	}
@@ -301,6 +306,8 @@ func (s *Server) execute(c *client, spec *command.Spec, e *cmdEntry, args [][]by
 	switch {
 	case spec.Name == "sort":
 		x.tx = s.beginSort(c, spec, args)
+	case e.ownTx:
+		x.tx = s.st.Read(true)
 	case spec.Flags&command.LockAll != 0:
 		x.tx = s.st.BeginAll()
 	case spec.Flags&command.Write != 0 || e.rewrites:

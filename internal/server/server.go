@@ -64,6 +64,8 @@ type Server struct {
 	diag diagState
 	// saves is SAVE and BGSAVE's state (cmd_save.go).
 	saves saveState
+	// migrates caches MIGRATE's connections (cmd_migrate.go).
+	migrates migrateCache
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -136,7 +138,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -316,6 +318,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		// Every client waited for its queued replies before it ended.
 		s.durable.close()
 		s.scripts.Close()
+		s.migrates.close()
 		close(done)
 	}()
 	select {
