@@ -202,7 +202,7 @@ func writeSnapshot(f *os.File, st *store.Store) error {
 			if deadline == 0 {
 				deadline = -1
 			}
-			return fw.Key(key, objectOf(v), deadline)
+			return fw.Key(key, store.ObjectOf(v), deadline)
 		})
 		if err != nil {
 			return err
