@@ -32,7 +32,7 @@ func dumpStreamRecipes() map[string][][]string {
 		"trimmed": append(entries(300),
 			[]string{"XTRIM", "s", "MAXLEN", "150"},
 			[]string{"XDEL", "s", "160-1", "161-1", "299-1"}),
-		"empty": {{"XADD", "s", "5-5", "a", "1"}, {"XDEL", "s", "5-5"}, {"XGROUP", "CREATE", "s", "g", "0"}},
+		"empty":    {{"XADD", "s", "5-5", "a", "1"}, {"XDEL", "s", "5-5"}, {"XGROUP", "CREATE", "s", "g", "0"}},
 		"mkstream": {{"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATECONSUMER", "s", "g", "c"}},
 		"groups": append(entries(250),
 			[]string{"XGROUP", "CREATE", "s", "g1", "0"},
