@@ -32,6 +32,12 @@ func dumpStreamRecipes() map[string][][]string {
 		"trimmed": append(entries(300),
 			[]string{"XTRIM", "s", "MAXLEN", "150"},
 			[]string{"XDEL", "s", "160-1", "161-1", "299-1"}),
+		"big": append(entries(3000),
+			[]string{"XTRIM", "s", "MINID", "1001-1"},
+			[]string{"XDEL", "s", "1500-1", "1501-1", "2999-1"},
+			[]string{"XGROUP", "CREATE", "s", "g1", "0"},
+			[]string{"XREADGROUP", "GROUP", "g1", "a", "COUNT", "1200", "STREAMS", "s", ">"},
+			[]string{"XREADGROUP", "GROUP", "g1", "b", "COUNT", "300", "STREAMS", "s", ">"}),
 		"empty":    {{"XADD", "s", "5-5", "a", "1"}, {"XDEL", "s", "5-5"}, {"XGROUP", "CREATE", "s", "g", "0"}},
 		"mkstream": {{"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATECONSUMER", "s", "g", "c"}},
 		"groups": append(entries(250),
@@ -173,13 +179,15 @@ func TestDumpRestoreStreamsWithRedis(t *testing.T) {
 			d.same("TYPE", "c")
 			d.same("OBJECT", "ENCODING", "c")
 			d.same("RESTORE", "c", "0", fromCairn)
-			// Both go on alike from the restored state.
+			// Both go on alike from the restored state. (XCLAIM and
+			// XAUTOCLAIM by a consumer that exists: Redis 7.0 creates it
+			// only when it claims something, 7.2 and Cairn always.)
 			for _, k := range []string{"r", "c"} {
 				d.same("XREADGROUP", "GROUP", "g1", "zed", "COUNT", "3", "STREAMS", k, ">")
 				d.same("XREADGROUP", "GROUP", "g1", "bob", "COUNT", "4", "STREAMS", k, "0")
 				d.same("XACK", k, "g1", "1-1", "3-1", "8-1")
-				d.same("XCLAIM", k, "g1", "alice", "0", "6-1", "9-1", "JUSTID")
-				d.same("XAUTOCLAIM", k, "g1", "carol", "0", "0", "COUNT", "3", "JUSTID")
+				d.same("XCLAIM", k, "g1", "zed", "0", "6-1", "9-1", "1200-1", "JUSTID")
+				d.same("XAUTOCLAIM", k, "g1", "zed", "0", "0", "COUNT", "3", "JUSTID")
 				d.same("XADD", k, "1000-1", "new", "entry")
 				d.same("XDEL", k, "10-1")
 				d.same("XINFO", "GROUPS", k)
