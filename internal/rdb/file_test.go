@@ -336,14 +336,21 @@ func TestFileWriterRoundTrip(t *testing.T) {
 		"2/st": {DB: 2, Key: []byte("st"), Value: Object{Kind: KindSet, Items: [][]byte{[]byte("x")}}, ExpireMs: -1},
 		"2/z":  {DB: 2, Key: []byte("z"), Value: Object{Kind: KindZSet, ZSet: []ScoredMember{{[]byte("m"), 1.5}}}, ExpireMs: -1},
 		"2/h":  {DB: 2, Key: []byte("h"), Value: Object{Kind: KindHash, Pairs: [][]byte{[]byte("f"), []byte("v")}}, ExpireMs: 1234567890123},
+		"2/x": {DB: 2, Key: []byte("x"), ExpireMs: -1, Value: Object{Kind: KindStream, Stream: &Stream{
+			Entries: []StreamEntry{{ID: StreamID{1, 1}, Fields: strs("a", "1")}, {ID: StreamID{2, 0}, Fields: strs("a", "2")}},
+			LastID:  StreamID{2, 0}, FirstID: StreamID{1, 1}, EntriesAdded: 2,
+			Groups: []StreamGroup{{Name: []byte("g"), LastID: StreamID{2, 0}, EntriesRead: 2,
+				Pending:   []StreamPending{{ID: StreamID{2, 0}, DeliveryMs: 1_700_000_000_000, Count: 2, Consumer: []byte("c")}},
+				Consumers: []StreamConsumer{{Name: []byte("c"), SeenMs: 1_700_000_000_001, ActiveMs: 1_700_000_000_001}}}},
+		}}},
 	}
 	fw.SelectDB(0, 2, 1)
 	for _, k := range []string{"0/s", "0/l"} {
 		e := want[k]
 		fw.Key(e.Key, e.Value, e.ExpireMs)
 	}
-	fw.SelectDB(2, 3, 1)
-	for _, k := range []string{"2/st", "2/z", "2/h"} {
+	fw.SelectDB(2, 4, 1)
+	for _, k := range []string{"2/st", "2/z", "2/h", "2/x"} {
 		e := want[k]
 		fw.Key(e.Key, e.Value, e.ExpireMs)
 	}
