@@ -52,7 +52,7 @@ var commandNotes = map[string]string{
 	"monitor":         "Lines as Redis formats them, AUTH and HELLO AUTH redacted; a monitor over client-output-buffer-limit's normal class is disconnected.",
 	"slowlog|get":     "Entries as Redis keeps them: at most 32 arguments and 128 bytes of each; inner commands of MULTI/EXEC and scripts are logged on their own.",
 	"xadd":            "With `~`, MAXLEN and MINID remove whole nodes of stream-node-max-entries entries from the head: what Redis removes from a stream whose radix-tree nodes filled up in turn.",
-	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries is O(removed); the removal itself is one range tombstone.",
+	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries reads O(min(removed, kept)) records; the removal itself is one range tombstone.",
 	"xread":           "Accepts the `+` id of Redis 7.4 (the last entry).",
 	"xinfo|stream":    "radix-tree-keys and radix-tree-nodes are estimates: entries live on disk keyed by id, in no radix tree.",
 
