@@ -14,15 +14,16 @@
 //
 // DUMP payloads (AppendValue, DecodeValue) are a type byte, the value and
 // the trailer. DecodeValue reads every encoding of strings, lists, sets,
-// sorted sets and hashes that Redis 7.4 or an older Redis writes — plain,
-// intset, listpack, ziplist, zipmap, quicklist, and 7.4's hashes with field
-// deadlines. AppendValue writes plain forms and a quicklist of listpacks
-// under version 10, which every Redis 7 restores; only a hash with field
-// deadlines needs 7.4's type and version 12.
+// sorted sets, hashes and streams that Redis 7.4 or an older Redis writes —
+// plain, intset, listpack, ziplist, zipmap, quicklist, 7.4's hashes with
+// field deadlines, and streams of Redis 5, 7.0 and 7.2 with their consumer
+// groups. AppendValue writes plain forms, a quicklist of listpacks and
+// Redis 7.0's stream under version 10, which every Redis 7 restores; only a
+// hash with field deadlines needs 7.4's type and version 12.
 //
 // RDB files: ReadFile streams one from an io.Reader (versions 1 to 12),
 // reporting AUX fields, databases, keys with their deadlines, function
-// libraries, and the keys it skips (module types by name, streams) to
+// libraries, and the keys it skips (module types, by name) to
 // callbacks, one value in memory at a time, and verifies the checksum.
 // FileWriter writes version 10 files, which every Redis 7 loads.
 package rdb

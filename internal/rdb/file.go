@@ -26,11 +26,8 @@ const (
 
 // Value types only skipped when reading a file.
 const (
-	typeModulePreGA      = 6
-	typeModule2          = 7
-	typeStreamListpacks  = 15
-	typeStreamListpacks2 = 19
-	typeStreamListpacks3 = 21
+	typeModulePreGA = 6
+	typeModule2     = 7
 )
 
 // Module value opcodes (RDB_MODULE_OPCODE_*).
@@ -73,7 +70,7 @@ type Handler struct {
 	// slices are only valid during the call.
 	Key func(e *Entry) error
 	// Skipped reports a key whose type is not decoded (a module type, by
-	// its name, or "stream"); its bytes were read past.
+	// its name); its bytes were read past.
 	Skipped func(e *Entry, typeName string) error
 	// Function reports a function library's code (FUNCTION LOAD's).
 	Function func(code []byte) error
@@ -338,7 +335,7 @@ func (s *source) skipValue(t byte) error {
 			}
 		}
 		return nil
-	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
 		return s.skipStream(t)
 	case typeModule2:
 		// The module id was read by the caller.
@@ -347,7 +344,8 @@ func (s *source) skipValue(t byte) error {
 	return fmt.Errorf("%w %d", ErrUnsupportedType, t)
 }
 
-// skipStream reads past a stream (rdbSaveObject's stream layout).
+// skipStream reads past (or captures) a stream (rdbSaveObject's stream
+// layout).
 func (s *source) skipStream(t byte) error {
 	n, err := s.len()
 	if err != nil {
@@ -357,7 +355,7 @@ func (s *source) skipStream(t byte) error {
 		return err
 	}
 	lens := 3 // length, last id
-	if t >= typeStreamListpacks2 {
+	if t >= TypeStreamListpacks2 {
 		lens += 5 // first id, max deleted id, entries added
 	}
 	if err := s.lens(lens); err != nil {
@@ -372,7 +370,7 @@ func (s *source) skipStream(t byte) error {
 			return err
 		}
 		k := 2 // last id
-		if t >= typeStreamListpacks2 {
+		if t >= TypeStreamListpacks2 {
 			k++ // entries read
 		}
 		if err := s.lens(k); err != nil {
@@ -399,7 +397,7 @@ func (s *source) skipStream(t byte) error {
 				return err
 			}
 			times := uint64(8) // seen time
-			if t >= typeStreamListpacks3 {
+			if t >= TypeStreamListpacks3 {
 				times += 8 // active time
 			}
 			if err := s.skip(times); err != nil {
@@ -627,8 +625,6 @@ func (s *source) key(h *Handler, t byte, db int, expire int64) error {
 			return err
 		}
 		skipped = moduleName(id)
-	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
-		skipped = "stream"
 	}
 	if skipped != "" {
 		if err := s.skipValue(t); err != nil {

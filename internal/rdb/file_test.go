@@ -52,28 +52,7 @@ func readAll(t testing.TB, data []byte) (*fileContents, error) {
 
 // cloneEntry copies an entry out of the buffers ReadFile reuses.
 func cloneEntry(e Entry) Entry {
-	cl := func(in [][]byte) [][]byte {
-		if in == nil {
-			return nil
-		}
-		out := make([][]byte, len(in))
-		for i, b := range in {
-			out[i] = bytes.Clone(b)
-		}
-		return out
-	}
-	o := e.Value
-	o.String = bytes.Clone(o.String)
-	o.Items = cl(o.Items)
-	o.Pairs = cl(o.Pairs)
-	if o.ZSet != nil {
-		z := make([]ScoredMember, len(o.ZSet))
-		for i, m := range o.ZSet {
-			z[i] = ScoredMember{Member: bytes.Clone(m.Member), Score: m.Score}
-		}
-		o.ZSet = z
-	}
-	e.Value = o
+	e.Value = e.Value.Clone()
 	return e
 }
 
@@ -94,8 +73,13 @@ func TestReadFileFromRedis70(t *testing.T) {
 	if !reflect.DeepEqual(c.dbs, []int{0, 3}) {
 		t.Fatalf("databases %v", c.dbs)
 	}
-	if len(c.keys) != 18 || !reflect.DeepEqual(c.skipped, map[string]string{"0/st": "stream"}) {
+	if len(c.keys) != 19 || len(c.skipped) != 0 {
 		t.Fatalf("%d keys, skipped %v", len(c.keys), c.skipped)
+	}
+	// The stream: two entries, a group with one pending entry.
+	st := factsOf(c.keys["0/st"].Value.Stream)
+	if got := fmt.Sprintf("%v %s %s %d %v", st.Entries, st.LastID, st.FirstID, st.EntriesAdded, st.Groups[0].Consumers); got != "[[1-1 a 1] [2-1 b 2]] 2-1 1-1 2 [c1 1795671275993 1-1]" {
+		t.Errorf("stream st = %s", got)
 	}
 	if len(c.functions) != 1 || !strings.HasPrefix(c.functions[0], "#!lua name=mylib") {
 		t.Fatalf("functions %q", c.functions)
@@ -352,14 +336,21 @@ func TestFileWriterRoundTrip(t *testing.T) {
 		"2/st": {DB: 2, Key: []byte("st"), Value: Object{Kind: KindSet, Items: [][]byte{[]byte("x")}}, ExpireMs: -1},
 		"2/z":  {DB: 2, Key: []byte("z"), Value: Object{Kind: KindZSet, ZSet: []ScoredMember{{[]byte("m"), 1.5}}}, ExpireMs: -1},
 		"2/h":  {DB: 2, Key: []byte("h"), Value: Object{Kind: KindHash, Pairs: [][]byte{[]byte("f"), []byte("v")}}, ExpireMs: 1234567890123},
+		"2/x": {DB: 2, Key: []byte("x"), ExpireMs: -1, Value: Object{Kind: KindStream, Stream: &Stream{
+			Entries: []StreamEntry{{ID: StreamID{1, 1}, Fields: strs("a", "1")}, {ID: StreamID{2, 0}, Fields: strs("a", "2")}},
+			LastID:  StreamID{2, 0}, FirstID: StreamID{1, 1}, EntriesAdded: 2,
+			Groups: []StreamGroup{{Name: []byte("g"), LastID: StreamID{2, 0}, EntriesRead: 2,
+				Pending:   []StreamPending{{ID: StreamID{2, 0}, DeliveryMs: 1_700_000_000_000, Count: 2, Consumer: []byte("c")}},
+				Consumers: []StreamConsumer{{Name: []byte("c"), SeenMs: 1_700_000_000_001, ActiveMs: 1_700_000_000_001}}}},
+		}}},
 	}
 	fw.SelectDB(0, 2, 1)
 	for _, k := range []string{"0/s", "0/l"} {
 		e := want[k]
 		fw.Key(e.Key, e.Value, e.ExpireMs)
 	}
-	fw.SelectDB(2, 3, 1)
-	for _, k := range []string{"2/st", "2/z", "2/h"} {
+	fw.SelectDB(2, 4, 1)
+	for _, k := range []string{"2/st", "2/z", "2/h", "2/x"} {
 		e := want[k]
 		fw.Key(e.Key, e.Value, e.ExpireMs)
 	}

@@ -17,6 +17,51 @@ import (
 // unknown), the entries, then 0xff. An entry is an encoding byte with its
 // data, then a back-length of 1 to 5 bytes giving the size of the two.
 func DecodeListpack(lp []byte) ([][]byte, error) {
+	entries, err := listpackEntries(lp)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		out[i] = e.bytes()
+	}
+	return out, nil
+}
+
+// lpEntry is one listpack entry: a string, or an integer when isInt.
+type lpEntry struct {
+	s     []byte
+	v     int64
+	isInt bool
+}
+
+// bytes is the entry as a string, an integer in decimal.
+func (e lpEntry) bytes() []byte {
+	if e.isInt {
+		return strconv.AppendInt(nil, e.v, 10)
+	}
+	return e.s
+}
+
+// int is the entry as an integer: an integer entry, or a string holding
+// one in canonical decimal (Redis's string2ll); ok is false otherwise.
+func (e lpEntry) int() (int64, bool) {
+	if e.isInt {
+		return e.v, true
+	}
+	if len(e.s) == 0 || len(e.s) > 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(e.s), 10, 64)
+	if err != nil || string(strconv.AppendInt(nil, v, 10)) != string(e.s) {
+		return 0, false
+	}
+	return v, true
+}
+
+// listpackEntries checks a whole listpack and returns its entries; strings
+// alias lp.
+func listpackEntries(lp []byte) ([]lpEntry, error) {
 	if len(lp) < 7 {
 		return nil, corrupt("listpack of %d bytes", len(lp))
 	}
@@ -27,10 +72,10 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 	if lp[len(lp)-1] != 0xff {
 		return nil, corrupt("listpack without its end byte")
 	}
-	var out [][]byte
+	var out []lpEntry
 	if count != 0xffff {
 		// Every entry takes at least two bytes.
-		out = make([][]byte, 0, min(count, len(lp)/2))
+		out = make([]lpEntry, 0, min(count, len(lp)/2))
 	}
 	off := 6
 	for {
@@ -41,18 +86,18 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 		if b == 0xff {
 			break
 		}
-		var entry []byte
+		var entry lpEntry
 		var size int // encoding byte(s) plus data
 		need := func(n int) bool { return off+n <= len(lp)-1 }
 		switch {
 		case b&0x80 == 0: // 7-bit unsigned integer
-			entry, size = strconv.AppendInt(nil, int64(b&0x7f), 10), 1
+			entry, size = lpEntry{v: int64(b & 0x7f), isInt: true}, 1
 		case b&0xc0 == 0x80: // string of up to 63 bytes
 			n := int(b & 0x3f)
 			if !need(1 + n) {
 				return nil, corrupt("listpack string past the end at %d", off)
 			}
-			entry, size = lp[off+1:off+1+n], 1+n
+			entry, size = lpEntry{s: lp[off+1 : off+1+n]}, 1+n
 		case b&0xe0 == 0xc0: // 13-bit signed integer
 			if !need(2) {
 				return nil, corrupt("listpack integer past the end at %d", off)
@@ -61,7 +106,7 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 			if v >= 1<<12 {
 				v -= 1 << 13
 			}
-			entry, size = strconv.AppendInt(nil, v, 10), 2
+			entry, size = lpEntry{v: v, isInt: true}, 2
 		case b&0xf0 == 0xe0: // string of up to 4095 bytes
 			if !need(2) {
 				return nil, corrupt("listpack string past the end at %d", off)
@@ -70,7 +115,7 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 			if !need(2 + n) {
 				return nil, corrupt("listpack string past the end at %d", off)
 			}
-			entry, size = lp[off+2:off+2+n], 2+n
+			entry, size = lpEntry{s: lp[off+2 : off+2+n]}, 2+n
 		case b == 0xf0: // string with a 32-bit length
 			if !need(5) {
 				return nil, corrupt("listpack string past the end at %d", off)
@@ -79,7 +124,7 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 			if n > uint64(len(lp)) || !need(5+int(n)) {
 				return nil, corrupt("listpack string past the end at %d", off)
 			}
-			entry, size = lp[off+5:off+5+int(n)], 5+int(n)
+			entry, size = lpEntry{s: lp[off+5 : off+5+int(n)]}, 5+int(n)
 		case b >= 0xf1 && b <= 0xf4: // 16, 24, 32 or 64-bit signed integer
 			width := [...]int{2, 3, 4, 8}[b-0xf1]
 			if !need(1 + width) {
@@ -90,7 +135,7 @@ func DecodeListpack(lp []byte) ([][]byte, error) {
 				u = u<<8 | uint64(lp[off+1+i])
 			}
 			shift := uint(64 - 8*width)
-			entry, size = strconv.AppendInt(nil, int64(u<<shift)>>shift, 10), 1+width
+			entry, size = lpEntry{v: int64(u<<shift) >> shift, isInt: true}, 1+width
 		default:
 			return nil, corrupt("listpack encoding %#x at %d", b, off)
 		}
@@ -147,33 +192,89 @@ func readBacklen(p []byte) (uint64, bool) {
 // AppendListpack appends a listpack holding entries, each stored as a
 // string (Redis reads either form).
 func AppendListpack(dst []byte, entries [][]byte) []byte {
-	start := len(dst)
-	dst = append(dst, 0, 0, 0, 0, 0, 0)
+	lb := startListpack(dst)
 	for _, e := range entries {
-		var size int
-		switch n := len(e); {
-		case n < 64:
-			dst = append(dst, 0x80|byte(n))
-			size = 1 + n
-		case n < 4096:
-			dst = append(dst, 0xe0|byte(n>>8), byte(n))
-			size = 2 + n
-		default:
-			dst = append(dst, 0xf0)
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
-			size = 5 + n
+		lb.str(e)
+	}
+	return lb.finish()
+}
+
+// listpackBuilder appends a listpack's entries one at a time.
+type listpackBuilder struct {
+	buf   []byte
+	start int
+	n     int
+}
+
+func startListpack(dst []byte) listpackBuilder {
+	return listpackBuilder{buf: append(dst, 0, 0, 0, 0, 0, 0), start: len(dst)}
+}
+
+// size is the listpack's size so far, its end byte included.
+func (lb *listpackBuilder) size() int { return len(lb.buf) - lb.start + 1 }
+
+// str appends a string entry.
+func (lb *listpackBuilder) str(e []byte) {
+	var size int
+	switch n := len(e); {
+	case n < 64:
+		lb.buf = append(lb.buf, 0x80|byte(n))
+		size = 1 + n
+	case n < 4096:
+		lb.buf = append(lb.buf, 0xe0|byte(n>>8), byte(n))
+		size = 2 + n
+	default:
+		lb.buf = append(lb.buf, 0xf0)
+		lb.buf = binary.LittleEndian.AppendUint32(lb.buf, uint32(n))
+		size = 5 + n
+	}
+	lb.buf = append(lb.buf, e...)
+	lb.buf = appendBacklen(lb.buf, size)
+	lb.n++
+}
+
+// int appends an integer entry in the smallest of the integer encodings.
+func (lb *listpackBuilder) int(v int64) {
+	b := lb.buf
+	var size int
+	switch {
+	case v >= 0 && v <= 127:
+		b = append(b, byte(v))
+		size = 1
+	case v >= -4096 && v <= 4095:
+		u := uint64(v) & 0x1fff
+		b = append(b, 0xc0|byte(u>>8), byte(u))
+		size = 2
+	default:
+		width, enc := 8, byte(0xf4)
+		switch {
+		case v >= -1<<15 && v < 1<<15:
+			width, enc = 2, 0xf1
+		case v >= -1<<23 && v < 1<<23:
+			width, enc = 3, 0xf2
+		case v >= -1<<31 && v < 1<<31:
+			width, enc = 4, 0xf3
 		}
-		dst = append(dst, e...)
-		dst = appendBacklen(dst, size)
+		b = append(b, enc)
+		for i := range width {
+			b = append(b, byte(uint64(v)>>(8*i)))
+		}
+		size = 1 + width
 	}
-	dst = append(dst, 0xff)
-	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start))
+	lb.buf = appendBacklen(b, size)
+	lb.n++
+}
+
+// finish writes the header and the end byte and returns the whole buffer.
+func (lb *listpackBuilder) finish() []byte {
+	lb.buf = append(lb.buf, 0xff)
+	binary.LittleEndian.PutUint32(lb.buf[lb.start:], uint32(len(lb.buf)-lb.start))
 	count := uint16(0xffff)
-	if len(entries) < 0xffff {
-		count = uint16(len(entries))
+	if lb.n < 0xffff {
+		count = uint16(lb.n)
 	}
-	binary.LittleEndian.PutUint16(dst[start+4:], count)
-	return dst
+	binary.LittleEndian.PutUint16(lb.buf[lb.start+4:], count)
+	return lb.buf
 }
 
 func appendBacklen(dst []byte, n int) []byte {

@@ -59,6 +59,7 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
 // ScoredMember is a sorted set's member and score.
@@ -82,6 +83,8 @@ type Object struct {
 	FieldDeadlines []int64
 	// ZSet is a sorted set's members.
 	ZSet []ScoredMember
+	// Stream is a stream's entries, counters and consumer groups.
+	Stream *Stream
 }
 
 // Canonicalize puts what has no order in o (a set's members, a sorted
@@ -115,11 +118,72 @@ func (o *Object) Canonicalize() {
 				o.FieldDeadlines[i] = f.deadline
 			}
 		}
+	case KindStream:
+		// Entries are in id order already; groups, consumers and pending
+		// entries are in Redis's (radix tree) order.
+		gs := o.Stream.Groups
+		sort.Slice(gs, func(i, j int) bool { return less(gs[i].Name, gs[j].Name) })
+		for k := range gs {
+			cs, ps := gs[k].Consumers, gs[k].Pending
+			sort.Slice(cs, func(i, j int) bool { return less(cs[i].Name, cs[j].Name) })
+			sort.Slice(ps, func(i, j int) bool { return ps[i].ID.compare(ps[j].ID) < 0 })
+		}
 	}
 }
 
+// Clone returns a deep copy of o, which shares no memory with it (the
+// values DecodeValue and ReadFile return alias their input).
+func (o Object) Clone() Object {
+	c, _ := o.cloneSized()
+	return c
+}
+
+// Size estimates the memory o's strings and slices take, in bytes.
+func (o Object) Size() int {
+	_, n := o.cloneSized()
+	return n
+}
+
+func (o Object) cloneSized() (Object, int) {
+	size := 0
+	cl := func(b []byte) []byte {
+		size += len(b) + 24
+		if b == nil {
+			return nil
+		}
+		return append(make([]byte, 0, len(b)), b...)
+	}
+	all := func(in [][]byte) [][]byte {
+		if in == nil {
+			return nil
+		}
+		out := make([][]byte, len(in))
+		for i, b := range in {
+			out[i] = cl(b)
+		}
+		return out
+	}
+	out := Object{Kind: o.Kind, String: cl(o.String), Items: all(o.Items), Pairs: all(o.Pairs)}
+	if o.FieldDeadlines != nil {
+		out.FieldDeadlines = append([]int64(nil), o.FieldDeadlines...)
+		size += 8 * len(o.FieldDeadlines)
+	}
+	if o.ZSet != nil {
+		out.ZSet = make([]ScoredMember, len(o.ZSet))
+		for i, m := range o.ZSet {
+			out.ZSet[i] = ScoredMember{Member: cl(m.Member), Score: m.Score}
+		}
+		size += 8 * len(o.ZSet)
+	}
+	if o.Stream != nil {
+		out.Stream = o.Stream.clone(cl)
+		size += 40 * len(o.Stream.Entries)
+	}
+	return out, size
+}
+
 // ErrUnsupportedType reports a value type this package does not decode
-// (modules, streams, hashes with field expiry).
+// (modules).
 var ErrUnsupportedType = errors.New("rdb: unsupported value type")
 
 // AppendValue appends o's DUMP payload: its type byte, its value, and the
@@ -153,6 +217,10 @@ func AppendValue(dst []byte, o Object) []byte {
 			dst = AppendString(dst, m.Member)
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(m.Score))
 		}
+	case KindStream:
+		// Redis 7.0's type: no consumer active times.
+		dst = append(dst, TypeStreamListpacks2)
+		dst = appendStream(dst, o.Stream, TypeStreamListpacks2)
 	}
 	return appendTrailer(dst, DumpVersion)
 }
@@ -371,6 +439,8 @@ func (r *Reader) value(t byte) (Object, error) {
 			return Object{}, err
 		}
 		return hashFromTriples(entries)
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+		return r.stream(t)
 	case TypeHashZipmap:
 		blob, err := r.String()
 		if err != nil {
@@ -500,7 +570,8 @@ func (r *Reader) quicklist(v2 bool) (Object, error) {
 func (o *Object) check() error {
 	var keys [][]byte
 	switch o.Kind {
-	case KindString:
+	case KindString, KindStream:
+		// A stream may be empty; its decoder checks the rest.
 		return nil
 	case KindList:
 		if len(o.Items) == 0 {

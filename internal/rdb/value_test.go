@@ -252,6 +252,15 @@ func FuzzDecodeValue(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if o.Kind == KindStream {
+			// DUMP's stream type has no active times: Redis 7.2's do
+			// not survive it.
+			for g := range o.Stream.Groups {
+				for c := range o.Stream.Groups[g].Consumers {
+					o.Stream.Groups[g].Consumers[c].ActiveMs = o.Stream.Groups[g].Consumers[c].SeenMs
+				}
+			}
+		}
 		again, err := DecodeValue(AppendValue(nil, o))
 		if err != nil {
 			t.Fatalf("re-encoding of a decoded value does not decode: %v", err)

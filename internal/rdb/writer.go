@@ -61,8 +61,8 @@ func (fw *FileWriter) SelectDB(db int, keys, expires uint64) error {
 }
 
 // Key writes a key, its value and its deadline (absolute ms, or -1 for
-// none). Hash field deadlines have no form in the version written; they
-// are left out and the fields written without them.
+// none). Hash field deadlines and stream consumers' active times have no
+// form in the version written; they are left out.
 func (fw *FileWriter) Key(key []byte, o Object, expireMs int64) error {
 	b := fw.buf[:0]
 	if expireMs >= 0 {

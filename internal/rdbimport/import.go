@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/rdb"
 	"github.com/cairndb/cairn/internal/script"
 	"github.com/cairndb/cairn/internal/store"
@@ -41,7 +40,7 @@ type Stats struct {
 	Keys      int64 // written
 	Expired   int64 // read but already past their deadline, not written
 	Functions int
-	// Skipped counts keys not loaded, by type name (module types, stream).
+	// Skipped counts keys not loaded, by module type name.
 	Skipped    map[string]int64
 	ModuleAux  map[string]int64
 	PerDB      map[int]int64
@@ -121,7 +120,8 @@ func (im *importer) key(e *rdb.Entry) error {
 		im.stats.Expired++
 		return nil
 	}
-	v, n := storeValue(e.Value)
+	// The entry's slices are the reader's: the batch keeps a copy.
+	v, n := store.ValueOf(e.Value.Clone()), e.Value.Size()
 	deadline := e.ExpireMs
 	if deadline < 0 {
 		deadline = 0
@@ -183,43 +183,6 @@ func (im *importer) function(code []byte) error {
 	}
 	im.stats.Functions++
 	return nil
-}
-
-// storeValue copies a decoded value (whose slices ReadFile reuses) into the
-// store's form, and returns its size in bytes.
-func storeValue(o rdb.Object) (store.Value, int) {
-	size := 0
-	cl := func(b []byte) []byte { size += len(b) + 16; return bytes.Clone(b) }
-	all := func(in [][]byte) [][]byte {
-		out := make([][]byte, len(in))
-		for i, b := range in {
-			out[i] = cl(b)
-		}
-		return out
-	}
-	switch o.Kind {
-	case rdb.KindList:
-		return store.Value{Type: encoding.TypeList, Items: all(o.Items)}, size
-	case rdb.KindSet:
-		return store.Value{Type: encoding.TypeSet, Items: all(o.Items)}, size
-	case rdb.KindZSet:
-		z := make([]store.ZMember, len(o.ZSet))
-		for i, m := range o.ZSet {
-			z[i] = store.ZMember{Member: cl(m.Member), Score: m.Score}
-		}
-		return store.Value{Type: encoding.TypeZSet, ZSet: z}, size
-	case rdb.KindHash:
-		h := make([]store.HashEntry, 0, len(o.Pairs)/2)
-		for i := 0; i+1 < len(o.Pairs); i += 2 {
-			h = append(h, store.HashEntry{Field: cl(o.Pairs[i]), Value: cl(o.Pairs[i+1])})
-		}
-		v := store.Value{Type: encoding.TypeHash, Hash: h}
-		if o.FieldDeadlines != nil {
-			v.FieldDeadlines = append([]int64(nil), o.FieldDeadlines...)
-		}
-		return v, size
-	}
-	return store.Value{Type: encoding.TypeString, String: cl(o.String)}, size
 }
 
 // report writes the progress line, at most twice a second unless final.

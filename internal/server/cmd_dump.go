@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
-	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/rdb"
@@ -38,54 +37,8 @@ func cmdDump(x *ctx) {
 		x.keyMiss(x.arg(1))
 		x.w.NullBulk()
 	default:
-		x.w.Bulk(rdb.AppendValue(nil, objectOf(v)))
+		x.w.Bulk(rdb.AppendValue(nil, store.ObjectOf(v)))
 	}
-}
-
-// objectOf and valueOf convert between the store's and the codec's view
-// of a value: the one place a new type joins DUMP and RESTORE.
-func objectOf(v store.Value) rdb.Object {
-	switch v.Type {
-	case encoding.TypeList:
-		return rdb.Object{Kind: rdb.KindList, Items: v.Items}
-	case encoding.TypeSet:
-		return rdb.Object{Kind: rdb.KindSet, Items: v.Items}
-	case encoding.TypeZSet:
-		z := make([]rdb.ScoredMember, len(v.ZSet))
-		for i, m := range v.ZSet {
-			z[i] = rdb.ScoredMember{Member: m.Member, Score: m.Score}
-		}
-		return rdb.Object{Kind: rdb.KindZSet, ZSet: z}
-	case encoding.TypeHash:
-		pairs := make([][]byte, 0, 2*len(v.Hash))
-		for _, e := range v.Hash {
-			pairs = append(pairs, e.Field, e.Value)
-		}
-		return rdb.Object{Kind: rdb.KindHash, Pairs: pairs, FieldDeadlines: v.FieldDeadlines}
-	}
-	return rdb.Object{Kind: rdb.KindString, String: v.String}
-}
-
-func valueOf(o rdb.Object) store.Value {
-	switch o.Kind {
-	case rdb.KindList:
-		return store.Value{Type: encoding.TypeList, Items: o.Items}
-	case rdb.KindSet:
-		return store.Value{Type: encoding.TypeSet, Items: o.Items}
-	case rdb.KindZSet:
-		z := make([]store.ZMember, len(o.ZSet))
-		for i, m := range o.ZSet {
-			z[i] = store.ZMember{Member: m.Member, Score: m.Score}
-		}
-		return store.Value{Type: encoding.TypeZSet, ZSet: z}
-	case rdb.KindHash:
-		h := make([]store.HashEntry, 0, len(o.Pairs)/2)
-		for i := 0; i+1 < len(o.Pairs); i += 2 {
-			h = append(h, store.HashEntry{Field: o.Pairs[i], Value: o.Pairs[i+1]})
-		}
-		return store.Value{Type: encoding.TypeHash, Hash: h, FieldDeadlines: o.FieldDeadlines}
-	}
-	return store.Value{Type: encoding.TypeString, String: o.String}
 }
 
 // restoreArgs are RESTORE's options.
@@ -191,7 +144,7 @@ func cmdRestore(x *ctx) {
 		x.ok()
 		return
 	}
-	written, err := x.tx.WriteValue(db, key, valueOf(obj), deadline)
+	written, err := x.tx.WriteValue(db, key, store.ValueOf(obj), deadline)
 	if err != nil {
 		x.storeError(err)
 		return

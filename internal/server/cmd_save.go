@@ -208,7 +208,7 @@ func writeSnapshot(f io.Writer, st *store.Store) error {
 			if deadline == 0 {
 				deadline = -1
 			}
-			return fw.Key(key, objectOf(v), deadline)
+			return fw.Key(key, store.ObjectOf(v), deadline)
 		})
 		if err != nil {
 			return err

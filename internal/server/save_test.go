@@ -89,6 +89,17 @@ func TestSaveLoadsInRedis(t *testing.T) {
 		mustDo(t, c, "HSET", "bighash", fmt.Sprintf("f%d", i), i)
 	}
 	mustDo(t, c, "EXPIRE", "bighash", 3000)
+	// A stream of several nodes, with a deleted entry and a group with
+	// pending entries of two consumers.
+	for i := 1; i <= 250; i++ {
+		mustDo(t, c, "XADD", "stream", fmt.Sprintf("%d-1", i), "f", i)
+	}
+	mustDo(t, c, "XDEL", "stream", "7-1")
+	mustDo(t, c, "XGROUP", "CREATE", "stream", "g", "0")
+	mustDo(t, c, "XREADGROUP", "GROUP", "g", "a", "COUNT", "3", "STREAMS", "stream", ">")
+	mustDo(t, c, "XREADGROUP", "GROUP", "g", "b", "COUNT", "150", "STREAMS", "stream", ">")
+	mustDo(t, c, "XACK", "stream", "g", "2-1")
+	mustDo(t, c, "PEXPIRE", "stream", 800000)
 	mustDo(t, c, "FUNCTION", "LOAD", "#!lua name=savedlib\nredis.register_function('saved', function() return 5 end)")
 	mustDo(t, c, "SELECT", 7)
 	mustDo(t, c, "SET", "seven", "7", "EX", 700)
@@ -129,7 +140,7 @@ func TestSaveLoadsInRedis(t *testing.T) {
 			compared++
 		}
 	}
-	if compared != 11 {
+	if compared != 12 {
 		t.Fatalf("compared %d keys", compared)
 	}
 	if v := mustDo(t, r, "FCALL", "saved", 0); v != int64(5) {

@@ -4,11 +4,14 @@ import (
 	"fmt"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/rdb"
 )
 
 // Value is a whole key's value, as DUMP reads it and RESTORE writes it.
-// Only the field of its Type is used. A new type joins DUMP and RESTORE by
-// adding its field here and its case to ReadValue and WriteValue.
+// Only the field of its Type is used. A new type joins DUMP, RESTORE, SAVE
+// and the RDB import by adding its field here, its case to ReadValue and
+// WriteValue, and its conversion to ObjectOf and ValueOf: this file is the
+// one place where the store meets package rdb.
 type Value struct {
 	Type encoding.Type
 	// String is a string's value.
@@ -21,6 +24,8 @@ type Value struct {
 	FieldDeadlines []int64
 	// ZSet is a sorted set's members and scores.
 	ZSet []ZMember
+	// Stream is a stream's entries, counters and consumer groups.
+	Stream *rdb.Stream
 }
 
 // ReadValue returns key's whole value and its deadline (absolute ms, 0 for
@@ -46,6 +51,8 @@ func (tx *Tx) ReadValue(db int, key []byte) (Value, int64, bool, error) {
 		if err == nil {
 			err = v.readFieldDeadlines(tx, db, key)
 		}
+	case encoding.TypeStream:
+		v.Stream, err = tx.readStream(db, key)
 	case encoding.TypeSortedint:
 		return Value{}, 0, false, ErrNoRDBType
 	default:
@@ -98,6 +105,8 @@ func (tx *Tx) WriteValue(db int, key []byte, v Value, deadline int64) (bool, err
 		_, err = tx.ZAdd(db, key, ZAddArgs{}, v.ZSet)
 	case encoding.TypeHash:
 		err = tx.writeHash(db, key, v)
+	case encoding.TypeStream:
+		err = tx.writeStream(db, key, v.Stream)
 	default:
 		return false, fmt.Errorf("store: no value writer for type %s", v.Type)
 	}
@@ -147,4 +156,184 @@ func (tx *Tx) writeHash(db int, key []byte, v Value) error {
 		}
 	}
 	return nil
+}
+
+// readStream reads a whole stream: its entries, counters, groups with
+// their pending entries, and consumers.
+func (tx *Tx) readStream(db int, key []byte) (*rdb.Stream, error) {
+	ss, err := tx.openStream(db, key)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := tx.streamRange(ss, StreamID{}, encoding.MaxStreamID, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	s := &rdb.Stream{LastID: rdb.StreamID(ss.s.LastID), FirstID: rdb.StreamID(ss.s.FirstID),
+		MaxDeletedID: rdb.StreamID(ss.s.MaxDeletedID), EntriesAdded: ss.s.EntriesAdded}
+	if len(entries) > 0 {
+		s.Entries = make([]rdb.StreamEntry, len(entries))
+		for i, e := range entries {
+			s.Entries[i] = rdb.StreamEntry{ID: rdb.StreamID(e.ID), Fields: e.Fields}
+		}
+	}
+	groups, err := tx.groups(ss)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		rg := rdb.StreamGroup{Name: g.Name, LastID: rdb.StreamID(g.LastID), EntriesRead: g.EntriesRead}
+		p := encoding.AppendStreamPELPrefix(nil, ss.Prefix(encoding.FamilySub), g.Name)
+		_, err := tx.scanIDs(p, StreamID{}, encoding.MaxStreamID, 0, func(id StreamID, v []byte) (bool, error) {
+			pe, err := encoding.DecodeStreamPending(append([]byte(nil), v...))
+			if err != nil {
+				return false, fmt.Errorf("stream %q group %q: %w", key, g.Name, err)
+			}
+			rg.Pending = append(rg.Pending, rdb.StreamPending{ID: rdb.StreamID(id), DeliveryMs: pe.DeliveryMs, Count: pe.Count, Consumer: pe.Consumer})
+			return false, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		cs, err := tx.consumers(ss, g.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			rg.Consumers = append(rg.Consumers, rdb.StreamConsumer{Name: c.Name, SeenMs: c.SeenMs, ActiveMs: c.ActiveMs})
+		}
+		s.Groups = append(s.Groups, rg)
+	}
+	return s, nil
+}
+
+// writeStream creates key as stream s, with the records of its entries,
+// groups, consumers and pending entries and the counts they keep.
+func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
+	if s == nil {
+		return fmt.Errorf("store: stream value of key %q without its stream", key)
+	}
+	ss, err := tx.openStream(db, key)
+	if err != nil {
+		return err
+	}
+	if err := tx.create(&ss.collection); err != nil {
+		return err
+	}
+	for i, e := range s.Entries {
+		if i > 0 && StreamID(e.ID).Compare(StreamID(s.Entries[i-1].ID)) <= 0 {
+			return fmt.Errorf("store: stream %q: entry %d-%d out of order", key, e.ID.Ms, e.ID.Seq)
+		}
+		if err := tx.set(&ss.collection, ss.entryKey(StreamID(e.ID)), encoding.AppendStreamEntry(nil, e.Fields)); err != nil {
+			return err
+		}
+	}
+	ss.Meta.Size = uint64(len(s.Entries))
+	ss.s = encoding.StreamMeta{LastID: StreamID(s.LastID), MaxDeletedID: StreamID(s.MaxDeletedID),
+		EntriesAdded: s.EntriesAdded, Groups: uint64(len(s.Groups))}
+	if len(s.Entries) > 0 {
+		// The first entry's id, whatever the payload recorded: the store
+		// keeps it exact (Redis 5's format had none).
+		ss.s.FirstID = StreamID(s.Entries[0].ID)
+	}
+	// The counts kept in the records must be exact: duplicates would
+	// break them, so they are refused (the decoder refuses them too).
+	groups := make(map[string]bool, len(s.Groups))
+	for _, g := range s.Groups {
+		if groups[string(g.Name)] {
+			return fmt.Errorf("store: stream %q: group %q twice", key, g.Name)
+		}
+		groups[string(g.Name)] = true
+		owned := make(map[string]uint64, len(g.Consumers))
+		for _, c := range g.Consumers {
+			if _, dup := owned[string(c.Name)]; dup {
+				return fmt.Errorf("store: stream %q group %q: consumer %q twice", key, g.Name, c.Name)
+			}
+			owned[string(c.Name)] = 0
+		}
+		pending := make(map[rdb.StreamID]bool, len(g.Pending))
+		for _, p := range g.Pending {
+			n, ok := owned[string(p.Consumer)]
+			if !ok {
+				return fmt.Errorf("store: stream %q group %q: pending entry of %q, who is no consumer", key, g.Name, p.Consumer)
+			}
+			if pending[p.ID] {
+				return fmt.Errorf("store: stream %q group %q: entry %d-%d pending twice", key, g.Name, p.ID.Ms, p.ID.Seq)
+			}
+			pending[p.ID] = true
+			owned[string(p.Consumer)] = n + 1
+			id := StreamID(p.ID)
+			rec := encoding.AppendStreamPending(nil, encoding.StreamPending{DeliveryMs: p.DeliveryMs, Count: p.Count, Consumer: p.Consumer})
+			if err := tx.set(&ss.collection, ss.pelKey(g.Name, id), rec); err != nil {
+				return err
+			}
+			if err := tx.set(&ss.collection, ss.consumerPELKey(g.Name, p.Consumer, id), nil); err != nil {
+				return err
+			}
+		}
+		for _, c := range g.Consumers {
+			rec := encoding.AppendStreamConsumer(nil, encoding.StreamConsumer{SeenMs: c.SeenMs, ActiveMs: c.ActiveMs, Pending: owned[string(c.Name)]})
+			if err := tx.set(&ss.collection, ss.consumerKey(g.Name, c.Name), rec); err != nil {
+				return err
+			}
+		}
+		rec := encoding.AppendStreamGroup(nil, encoding.StreamGroup{LastID: StreamID(g.LastID), EntriesRead: g.EntriesRead,
+			Pending: uint64(len(g.Pending)), Consumers: uint64(len(g.Consumers))})
+		if err := tx.set(&ss.collection, ss.groupKey(g.Name), rec); err != nil {
+			return err
+		}
+	}
+	return tx.saveStream(ss)
+}
+
+// ObjectOf is v in package rdb's form, for DUMP and SAVE; the two share
+// memory.
+func ObjectOf(v Value) rdb.Object {
+	switch v.Type {
+	case encoding.TypeList:
+		return rdb.Object{Kind: rdb.KindList, Items: v.Items}
+	case encoding.TypeSet:
+		return rdb.Object{Kind: rdb.KindSet, Items: v.Items}
+	case encoding.TypeZSet:
+		z := make([]rdb.ScoredMember, len(v.ZSet))
+		for i, m := range v.ZSet {
+			z[i] = rdb.ScoredMember{Member: m.Member, Score: m.Score}
+		}
+		return rdb.Object{Kind: rdb.KindZSet, ZSet: z}
+	case encoding.TypeHash:
+		pairs := make([][]byte, 0, 2*len(v.Hash))
+		for _, e := range v.Hash {
+			pairs = append(pairs, e.Field, e.Value)
+		}
+		return rdb.Object{Kind: rdb.KindHash, Pairs: pairs, FieldDeadlines: v.FieldDeadlines}
+	case encoding.TypeStream:
+		return rdb.Object{Kind: rdb.KindStream, Stream: v.Stream}
+	}
+	return rdb.Object{Kind: rdb.KindString, String: v.String}
+}
+
+// ValueOf is a decoded value in the store's form, for RESTORE and the RDB
+// import; the two share memory.
+func ValueOf(o rdb.Object) Value {
+	switch o.Kind {
+	case rdb.KindList:
+		return Value{Type: encoding.TypeList, Items: o.Items}
+	case rdb.KindSet:
+		return Value{Type: encoding.TypeSet, Items: o.Items}
+	case rdb.KindZSet:
+		z := make([]ZMember, len(o.ZSet))
+		for i, m := range o.ZSet {
+			z[i] = ZMember{Member: m.Member, Score: m.Score}
+		}
+		return Value{Type: encoding.TypeZSet, ZSet: z}
+	case rdb.KindHash:
+		h := make([]HashEntry, 0, len(o.Pairs)/2)
+		for i := 0; i+1 < len(o.Pairs); i += 2 {
+			h = append(h, HashEntry{Field: o.Pairs[i], Value: o.Pairs[i+1]})
+		}
+		return Value{Type: encoding.TypeHash, Hash: h, FieldDeadlines: o.FieldDeadlines}
+	case rdb.KindStream:
+		return Value{Type: encoding.TypeStream, Stream: o.Stream}
+	}
+	return Value{Type: encoding.TypeString, String: o.String}
 }

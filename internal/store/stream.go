@@ -183,6 +183,14 @@ func (tx *Tx) XAdd(db int, key []byte, a *XAddArgs) (id StreamID, added bool, tr
 }
 
 // trimStream drops the oldest entries as t asks, returning how many.
+//
+// The entries dropped are a prefix: they go with one range tombstone
+// (point deletes when fewer than listRangeDeleteMin), so a trim writes
+// O(1) records whatever it removes. Keeping Meta.Size exact needs the
+// number removed, which only counting records gives; trimStream counts on
+// whichever side of the cut is shorter — the entries dropped or the
+// entries kept, the other following from Meta.Size — so a trim that drops
+// nearly all of a long stream reads no more records than it keeps.
 func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	var want uint64 // entries to drop at most
 	switch t.Strategy {
@@ -202,87 +210,135 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	if t.Limit > 0 && want > uint64(t.Limit) {
 		want = uint64(t.Limit)
 	}
-	if t.Node > 0 && t.Strategy == TrimMaxLen {
-		if want -= want % uint64(t.Node); want == 0 {
-			return 0, nil
+	n := want
+	if t.Strategy == TrimMinID {
+		var err error
+		if n, err = tx.countBefore(ss, t.MinID, want); err != nil {
+			return 0, err
 		}
 	}
-	p := ss.Prefix(encoding.FamilySub)
-	// From the first entry: the tombstones of earlier trims lie before it.
-	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
-	if want == ss.Meta.Size && want >= listRangeDeleteMin && t.Node == 0 {
-		// Every entry may go: when all do, one range tombstone, whatever
-		// their number, and no count to take.
-		all := t.Strategy == TrimMaxLen
-		if !all {
-			last, _, err := tx.lastEntry(ss)
-			if err != nil {
-				return 0, err
-			}
-			all = last.Compare(t.MinID) < 0
-		}
-		if all {
-			if err := tx.delRange(&ss.collection, start, ss.entriesEnd()); err != nil {
-				return 0, err
-			}
-			n := ss.Meta.Size
-			ss.Meta.Size, ss.s.FirstID = 0, StreamID{}
-			return int64(n), nil
-		}
-	}
-	it, err := tx.r.NewIter(start, ss.entriesEnd())
-	if err != nil {
-		return 0, err
-	}
-	var n uint64
-	var doomed [][]byte
-	first := StreamID{}
-	var next []byte
-	for ok := it.First(); ok; ok = it.Next() {
-		id, err := encoding.DecodeStreamEntryKey(it.Key(), len(p))
-		if err != nil {
-			it.Close()
-			return 0, fmt.Errorf("stream %q: %w", ss.key, err)
-		}
-		if n == want || (t.Strategy == TrimMinID && id.Compare(t.MinID) >= 0) {
-			first, next = id, append([]byte(nil), it.Key()...)
-			break
-		}
-		if n < listRangeDeleteMin {
-			doomed = append(doomed, append([]byte(nil), it.Key()...))
-		}
-		n++
-	}
-	if err := it.Close(); err != nil {
-		return 0, err
-	}
-	if t.Node > 0 && t.Strategy == TrimMinID && n%uint64(t.Node) != 0 {
-		// Whole nodes only: trim again, exactly, to the multiple below.
-		if n -= n % uint64(t.Node); n == 0 {
-			return 0, nil
-		}
-		return tx.trimStream(ss, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(ss.Meta.Size - n)})
+	if t.Node > 0 {
+		// Whole nodes only: the multiple of Node below.
+		n -= n % uint64(t.Node)
 	}
 	if n == 0 {
 		return 0, nil
 	}
-	if n >= listRangeDeleteMin {
-		if next == nil {
-			next = ss.entriesEnd()
+	return int64(n), tx.dropFirst(ss, n)
+}
+
+// dropFirst deletes the stream's first n entries (0 < n <= Meta.Size).
+func (tx *Tx) dropFirst(ss *streamState, n uint64) error {
+	p := ss.Prefix(encoding.FamilySub)
+	// From the first entry: the tombstones of earlier trims lie before it.
+	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
+	var first StreamID
+	end := ss.entriesEnd()
+	if n < ss.Meta.Size {
+		k, err := tx.entryAt(ss, n)
+		if err != nil {
+			return err
 		}
-		if err := tx.delRange(&ss.collection, start, next); err != nil {
-			return 0, err
+		if first, err = encoding.DecodeStreamEntryKey(k, len(p)); err != nil {
+			return fmt.Errorf("stream %q: %w", ss.key, err)
+		}
+		end = k
+	}
+	// (The cut is found first: reads see the batch's own deletes.)
+	if n >= listRangeDeleteMin {
+		if err := tx.delRange(&ss.collection, start, end); err != nil {
+			return err
 		}
 	} else {
+		it, err := tx.r.NewIter(start, end)
+		if err != nil {
+			return err
+		}
+		var doomed [][]byte
+		for ok := it.First(); ok; ok = it.Next() {
+			doomed = append(doomed, append([]byte(nil), it.Key()...))
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+		if uint64(len(doomed)) != n {
+			return fmt.Errorf("stream %q: %d entries before its entry %d", ss.key, len(doomed), n)
+		}
 		for _, k := range doomed {
 			if err := tx.del(&ss.collection, k); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
 	ss.Meta.Size -= n
 	ss.s.FirstID = first
-	return int64(n), nil
+	return nil
+}
+
+// entryAt returns the key of the entry at 0-based position i (< Meta.Size),
+// stepping from whichever end of the stream is nearer.
+func (tx *Tx) entryAt(ss *streamState, i uint64) ([]byte, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), ss.entriesEnd())
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	ok, steps, step := it.First(), i, it.Next
+	if back := ss.Meta.Size - 1 - i; back < i {
+		ok, steps, step = it.Last(), back, it.Prev
+	}
+	for ; ok && steps > 0; steps-- {
+		ok = step()
+	}
+	if !ok {
+		if err := it.Error(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("stream %q: no entry at %d of the %d its size says", ss.key, i, ss.Meta.Size)
+	}
+	return append([]byte(nil), it.Key()...), nil
+}
+
+// countBefore counts the entries with ids below id, up to limit. It steps
+// through the entries below id and those from id on at once, and stops as
+// soon as either side is done: the count of the other follows from
+// Meta.Size, so it reads about twice the smaller side.
+func (tx *Tx) countBefore(ss *streamState, id StreamID, limit uint64) (uint64, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	cut := encoding.AppendStreamEntryKey(nil, p, id)
+	below, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), cut)
+	if err != nil {
+		return 0, err
+	}
+	defer below.Close()
+	above, err := tx.r.NewIter(cut, ss.entriesEnd())
+	if err != nil {
+		return 0, err
+	}
+	defer above.Close()
+	var nb, na uint64
+	okB, okA := below.First(), above.First()
+	for {
+		if !okB || nb == limit {
+			if err := below.Error(); err != nil {
+				return 0, err
+			}
+			return nb, nil
+		}
+		if !okA {
+			if err := above.Error(); err != nil {
+				return 0, err
+			}
+			if na > ss.Meta.Size {
+				return 0, fmt.Errorf("stream %q: more entries than its size %d", ss.key, ss.Meta.Size)
+			}
+			return min(ss.Meta.Size-na, limit), nil
+		}
+		nb++
+		na++
+		okB, okA = below.Next(), above.Next()
+	}
 }
 
 // XTrim trims a stream; an absent key trims nothing.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/rdb"
 )
 
 // BenchmarkStreamXAdd is XADD * of one small field, and XADD MAXLEN ~ 1000
@@ -92,5 +93,71 @@ func BenchmarkStreamGroupReadAck(b *testing.B) {
 			_, err := tx.XAck(0, key, group, ids)
 			return err
 		})
+	}
+}
+
+// BenchmarkStreamTrimPrefix is XTRIM MINID and XTRIM MAXLEN dropping all
+// but the last 10 of n entries, XTRIM MINID dropping half of them (the
+// most a trim reads: as many entries on each side of the cut), DEL of such
+// a stream (with a consumer group of 1000 pending entries), and for the
+// floor an XSETID (a write of the metadata alone). Each iteration builds its stream first, off the
+// clock (RESTORE's writer: one batch).
+func BenchmarkStreamTrimPrefix(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		st := &rdb.Stream{EntriesAdded: uint64(n)}
+		for i := range n {
+			st.Entries = append(st.Entries, rdb.StreamEntry{ID: rdb.StreamID{Ms: uint64(i + 1)}, Fields: byteSlices("f", "v")})
+		}
+		st.LastID, st.FirstID = st.Entries[n-1].ID, st.Entries[0].ID
+		g := rdb.StreamGroup{Name: []byte("g"), LastID: st.LastID, Consumers: []rdb.StreamConsumer{{Name: []byte("c")}}}
+		for i := 0; i < n; i += n / 1000 {
+			g.Pending = append(g.Pending, rdb.StreamPending{ID: st.Entries[i].ID, Count: 1, Consumer: []byte("c")})
+		}
+		st.Groups = []rdb.StreamGroup{g}
+		for _, op := range []string{"minid", "maxlen", "minid-half", "del", "none"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, op), func(b *testing.B) {
+				s := openBenchStore(b, 64<<20, nil)
+				key := []byte("s")
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					benchWrite(b, s, key, func(tx *Tx) error {
+						_, err := tx.WriteValue(0, key, Value{Type: encoding.TypeStream, Stream: st}, 0)
+						return err
+					})
+					b.StartTimer()
+					benchWrite(b, s, key, func(tx *Tx) error {
+						var err error
+						var got int64
+						switch op {
+						case "minid":
+							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: uint64(n - 9)}})
+						case "maxlen":
+							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: 10})
+						case "minid-half":
+							// The worst case: as many kept as dropped.
+							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: uint64(n/2 + 1)}})
+							got += int64(n/2 - 10)
+						case "none":
+							// The floor: a write of the metadata alone.
+							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(n)})
+							if err == nil {
+								err = tx.XSetID(0, key, StreamID{Ms: uint64(n + 5)}, -1, StreamID{})
+							}
+							got += int64(n - 10)
+						default:
+							var ok bool
+							ok, err = tx.Delete(0, key)
+							if ok {
+								got = int64(n - 10)
+							}
+						}
+						if err == nil && got != int64(n-10) {
+							err = fmt.Errorf("%s removed %d", op, got)
+						}
+						return err
+					})
+				}
+			})
+		}
 	}
 }

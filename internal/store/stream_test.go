@@ -19,7 +19,8 @@ type streamModel struct {
 	added  uint64
 }
 
-// TestStreamAgainstModel runs random XADD, XDEL and XTRIM against a model,
+// TestStreamAgainstModel runs random XADD, XDEL and XTRIM (MAXLEN and
+// MINID, with LIMIT and whole nodes) against a model,
 // checking ranges, lengths and the store's invariants (Check) as it goes.
 func TestStreamAgainstModel(t *testing.T) {
 	for seed := range uint64(4) {
@@ -28,7 +29,7 @@ func TestStreamAgainstModel(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 99))
 			m := &streamModel{vals: map[StreamID]string{}}
 			key := []byte("s")
-			for step := range 400 {
+			for step := range 800 {
 				switch op := rng.IntN(10); {
 				case op < 6:
 					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(3)), Seq: uint64(rng.IntN(4))}
@@ -72,18 +73,44 @@ func TestStreamAgainstModel(t *testing.T) {
 					if victim.Compare(m.maxDel) > 0 {
 						m.maxDel = victim
 					}
-				default:
+				case rng.IntN(2) == 0:
 					maxLen := int64(rng.IntN(40))
 					limit := int64(rng.IntN(3) * 10)
+					node := int64(rng.IntN(2) * 5)
 					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: maxLen, Limit: limit})
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: maxLen, Limit: limit, Node: node})
 					})
 					want := max(int64(len(m.ids))-maxLen, 0)
 					if limit > 0 {
 						want = min(want, limit)
 					}
+					if node > 0 {
+						want -= want % node
+					}
 					if n != want {
-						t.Fatalf("step %d: XTRIM MAXLEN %d LIMIT %d = %d, want %d", step, maxLen, limit, n, want)
+						t.Fatalf("step %d: XTRIM MAXLEN %d LIMIT %d node %d = %d, want %d", step, maxLen, limit, node, n, want)
+					}
+					m.ids = m.ids[want:]
+				default:
+					// MINID: an id among or between the entries, or past them.
+					minID := StreamID{Ms: uint64(rng.IntN(int(m.last.Ms) + 3)), Seq: uint64(rng.IntN(4))}
+					limit := int64(rng.IntN(3) * 10)
+					node := int64(rng.IntN(2) * 5)
+					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: minID, Limit: limit, Node: node})
+					})
+					want := int64(0)
+					for want < int64(len(m.ids)) && m.ids[want].Compare(minID) < 0 {
+						want++
+					}
+					if limit > 0 {
+						want = min(want, limit)
+					}
+					if node > 0 {
+						want -= want % node
+					}
+					if n != want {
+						t.Fatalf("step %d: XTRIM MINID %s LIMIT %d node %d = %d, want %d", step, minID, limit, node, n, want)
 					}
 					m.ids = m.ids[want:]
 				}
