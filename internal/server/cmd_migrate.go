@@ -15,6 +15,7 @@ import (
 	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/store"
 )
 
 // MIGRATE moves keys to another server (Redis or Cairn) as RESTORE
@@ -176,7 +177,7 @@ func cmdMigrate(x *ctx) {
 		if !found {
 			continue
 		}
-		payload = rdb.AppendValue(payload[:0], objectOf(v))
+		payload = rdb.AppendValue(payload[:0], store.ObjectOf(v))
 		items = append(items, migrateItem{key: k, digest: sha256.Sum256(payload), deadline: deadline})
 		ttl := int64(0)
 		if deadline != 0 {
@@ -242,7 +243,7 @@ func (x *ctx) migrateDelete(db int, acked []migrateItem) error {
 		if err != nil {
 			return err
 		}
-		if !found || deadline != it.deadline || sha256.Sum256(rdb.AppendValue(nil, objectOf(v))) != it.digest {
+		if !found || deadline != it.deadline || sha256.Sum256(rdb.AppendValue(nil, store.ObjectOf(v))) != it.digest {
 			continue
 		}
 		deleted, err := tx.Delete(db, it.key)

@@ -252,6 +252,7 @@ func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
 			owned[string(c.Name)] = 0
 		}
 		pending := make(map[rdb.StreamID]bool, len(g.Pending))
+		var pelMax StreamID
 		for _, p := range g.Pending {
 			n, ok := owned[string(p.Consumer)]
 			if !ok {
@@ -263,6 +264,9 @@ func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
 			pending[p.ID] = true
 			owned[string(p.Consumer)] = n + 1
 			id := StreamID(p.ID)
+			if id.Compare(pelMax) > 0 {
+				pelMax = id
+			}
 			rec := encoding.AppendStreamPending(nil, encoding.StreamPending{DeliveryMs: p.DeliveryMs, Count: p.Count, Consumer: p.Consumer})
 			if err := tx.set(&ss.collection, ss.pelKey(g.Name, id), rec); err != nil {
 				return err
@@ -278,7 +282,7 @@ func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
 			}
 		}
 		rec := encoding.AppendStreamGroup(nil, encoding.StreamGroup{LastID: StreamID(g.LastID), EntriesRead: g.EntriesRead,
-			Pending: uint64(len(g.Pending)), Consumers: uint64(len(g.Consumers))})
+			Pending: uint64(len(g.Pending)), Consumers: uint64(len(g.Consumers)), PELMax: pelMax})
 		if err := tx.set(&ss.collection, ss.groupKey(g.Name), rec); err != nil {
 			return err
 		}
