@@ -217,7 +217,7 @@ func cmdHello(x *ctx) {
 	x.w.BulkString("mode")
 	x.w.BulkString("standalone")
 	x.w.BulkString("role")
-	x.w.BulkString("master")
+	x.w.BulkString(x.srv.helloRole())
 	x.w.BulkString("modules")
 	x.w.Array(0)
 }

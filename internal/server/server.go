@@ -64,6 +64,8 @@ type Server struct {
 	diag diagState
 	// saves is SAVE and BGSAVE's state (cmd_save.go).
 	saves saveState
+	// repl is the replication role (replica.go).
+	repl replState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -136,7 +138,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), replicationCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -149,6 +151,7 @@ func New(o Options) *Server {
 			s.cfg.OnChange(name, func(string) { s.applyEncodingLimits() })
 		}
 	}
+	s.initReplication()
 	// A new idle timeout applies to clients already waiting for input too.
 	s.cfg.OnChange("timeout", func(string) {
 		t := s.cfg.Timeout()
@@ -301,6 +304,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
 	// Redis, so its client's connection can end.
 	s.runs.cancelAll()
+	s.stopReplication()
 	s.mu.Lock()
 	s.closing = true
 	for _, ln := range s.listeners {
