@@ -578,3 +578,19 @@ func TestCheckTLS(t *testing.T) {
 		t.Fatal("tls-port changed at run time")
 	}
 }
+
+// replicaof takes a host and a port, under either name.
+func TestReplicaOfSetting(t *testing.T) {
+	c := Default()
+	if err := c.ApplyArgs([]string{"--slaveof", "10.0.0.1", "6380", "--masterauth", "pw", "--replica-read-only", "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ReplicaOf(); len(got) != 2 || got[0] != "10.0.0.1" || got[1] != "6380" || c.MasterAuth() != "pw" || c.ReplicaReadOnly() {
+		t.Errorf("replicaof %q masterauth %q read-only %v", got, c.MasterAuth(), c.ReplicaReadOnly())
+	}
+	for _, bad := range [][]string{{"--replicaof", "host"}, {"--replicaof", "host", "70000"}, {"--replicaof", "a", "1", "2"}} {
+		if err := Default().ApplyArgs(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -106,8 +106,7 @@ func (s *Server) stopReplication() {
 	s.repl.mu.Lock()
 	defer s.repl.mu.Unlock()
 	if s.repl.replica != nil {
-		s.repl.replica.Stop()
-		s.repl.host.close()
+		s.stopReplicaLocked()
 	}
 }
 
@@ -116,8 +115,7 @@ func (s *Server) stopReplication() {
 func (s *Server) startReplicaLocked(host string, port int) {
 	from := replication.Position{}
 	if s.repl.replica != nil {
-		from = s.repl.replica.Stop()
-		s.repl.host.close()
+		from = s.stopReplicaLocked()
 	}
 	h := &replHost{s: s}
 	h.mc = s.newMasterClient(host, port, 0)
@@ -132,6 +130,18 @@ func (s *Server) startReplicaLocked(host string, port int) {
 	}, h, from)
 }
 
+// stopReplicaLocked stops the link and returns its position. The master
+// client is killed first, so a command of the master's waiting for a
+// CLIENT PAUSE gives up instead of holding the stop.
+func (s *Server) stopReplicaLocked() replication.Position {
+	if mc := s.repl.master.Load(); mc != nil {
+		mc.kill()
+	}
+	pos := s.repl.replica.Stop()
+	s.repl.host.close()
+	return pos
+}
+
 // promote ends replication (REPLICAOF NO ONE): the data stays, and the
 // server starts a history of its own, the master's kept as the second.
 func (s *Server) promote() bool {
@@ -140,8 +150,7 @@ func (s *Server) promote() bool {
 	if s.repl.replica == nil {
 		return false
 	}
-	pos := s.repl.replica.Stop()
-	s.repl.host.close()
+	pos := s.stopReplicaLocked()
 	s.repl.replica, s.repl.host = nil, nil
 	s.repl.master.Store(nil)
 	s.repl.active.Store(false)

@@ -259,6 +259,12 @@ func TestReplicaOfRedis(t *testing.T) {
 				return strings.Contains(s, "state=online") && strings.Contains(s, "offset="+off+",") &&
 					strings.Contains(s, "port="+strconv.Itoa(ts.cfg.Port()))
 			})
+			// WAIT on the master is answered by the replica's ACK to
+			// REPLCONF GETACK.
+			mustDo(t, master, "SET", "waited", "1")
+			if v := mustDo(t, master, "WAIT", 1, 5000); v != int64(1) {
+				t.Errorf("WAIT 1 on the master = %v", v)
+			}
 			role := mustDo(t, c, "ROLE").([]any)
 			if string(role[0].([]byte)) != "slave" || string(role[3].([]byte)) != "connected" || role[2] != mustInt(t, port) {
 				t.Errorf("ROLE = %q", role)
@@ -491,4 +497,32 @@ func TestRedisCliRDB(t *testing.T) {
 	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
 		t.Errorf("after the payload: %v, want the connection closed", err)
 	}
+}
+
+// While the master's dataset loads, a replica answers LOADING to every
+// command not allowed during a load, and READONLY to writes first, as
+// Redis checks them in that order.
+func TestReplicaLoadingRefuses(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	ts.srv.repl.active.Store(true)
+	ts.srv.repl.loading.Store(true)
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"GET", "k"}, "LOADING Redis is loading the dataset in memory"},
+		{[]any{"PING"}, "LOADING Redis is loading the dataset in memory"},
+		{[]any{"SET", "k", "v"}, "READONLY You can't write against a read only replica."},
+	} {
+		if _, err := c.Do(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v while loading: %v, want %s", tc.args, err, tc.want)
+		}
+	}
+	if got := infoField(t, c, "persistence", "loading"); got != "1" {
+		t.Errorf("INFO loading = %q", got)
+	}
+	ts.srv.repl.loading.Store(false)
+	ts.srv.repl.active.Store(false)
+	mustDo(t, c, "SET", "k", "v")
 }
