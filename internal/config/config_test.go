@@ -588,6 +588,9 @@ func TestReplicaOfSetting(t *testing.T) {
 	if got := c.ReplicaOf(); len(got) != 2 || got[0] != "10.0.0.1" || got[1] != "6380" || c.MasterAuth() != "pw" || c.ReplicaReadOnly() {
 		t.Errorf("replicaof %q masterauth %q read-only %v", got, c.MasterAuth(), c.ReplicaReadOnly())
 	}
+	if err := c.ApplyArgs([]string{"--replicaof", "127.0.0.1 6379"}); err != nil || len(c.ReplicaOf()) != 2 {
+		t.Errorf("replicaof as one word: %v %q", err, c.ReplicaOf())
+	}
 	for _, bad := range [][]string{{"--replicaof", "host"}, {"--replicaof", "host", "70000"}, {"--replicaof", "a", "1", "2"}} {
 		if err := Default().ApplyArgs(bad); err == nil {
 			t.Errorf("%q accepted", bad)

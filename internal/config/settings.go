@@ -345,6 +345,7 @@ var settings = []*setting{
 		// run time).
 		name: "replicaof", alias: "slaveof", kind: kindList,
 		checkList: func(words []string) string {
+			words = strings.Fields(strings.Join(words, " "))
 			if len(words) == 0 {
 				return ""
 			}
@@ -356,7 +357,10 @@ var settings = []*setting{
 			}
 			return ""
 		},
-		list: func(c *Config) *atomic.Pointer[[]string] { return &c.replicaOf },
+		// "host port" given as one word (--replicaof "host port") is
+		// split, as Redis splits a multi-argument setting.
+		merge: func(_, next []string) []string { return strings.Fields(strings.Join(next, " ")) },
+		list:  func(c *Config) *atomic.Pointer[[]string] { return &c.replicaOf },
 	},
 	{
 		name: "requirepass", kind: kindString, mutable: true,

@@ -526,3 +526,23 @@ func TestReplicaLoadingRefuses(t *testing.T) {
 	ts.srv.repl.active.Store(false)
 	mustDo(t, c, "SET", "k", "v")
 }
+
+// The replicaof setting starts the server as a replica.
+func TestReplicaOfSettingAtStart(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	master := startRedisOn(t, t.TempDir())
+	mustDo(t, master, "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	mustDo(t, master, "SET", "k", "v")
+	_, port, _ := net.SplitHostPort(master.Addr())
+	ts := startServer(t, "dir", t.TempDir(), "replicaof", "127.0.0.1 "+port)
+	c := redistest.Dial(t, ts.addr)
+	waitInSync(t, master, c)
+	if v := mustDo(t, c, "GET", "k"); string(v.([]byte)) != "v" {
+		t.Errorf("GET k = %q", v)
+	}
+	if v := mustDo(t, c, "CONFIG", "GET", "replicaof").([]any); string(v[1].([]byte)) != "127.0.0.1 "+port {
+		t.Errorf("CONFIG GET replicaof = %q", v)
+	}
+}
