@@ -124,6 +124,7 @@ func BenchmarkReplicaLag(b *testing.B) {
 	slices.Sort(got)
 	b.ReportMetric(float64(got[len(got)/2].Microseconds())/1000, "lag_p50_ms")
 	b.ReportMetric(float64(got[len(got)*99/100].Microseconds())/1000, "lag_p99_ms")
+	b.Logf("lags: n=%d p90=%v p95=%v max=%v first=%v", len(got), got[len(got)*90/100], got[len(got)*95/100], got[len(got)-1], got[:min(5, len(got))])
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "applied_ops/s")
 }
 
