@@ -279,6 +279,8 @@ type link struct {
 	in   *streamReader
 	wmu  sync.Mutex // orders writes: the ACK ticker and GETACK replies
 	out  *bufio.Writer
+	// cleanup runs when the link ends (the spool file's removal).
+	cleanup []func()
 }
 
 // session runs one connection from dial to failure. connected reports
@@ -302,6 +304,11 @@ func (r *Replica) session() (connected bool, err error) {
 	r.log.Info("MASTER <-> REPLICA sync started", "master", r.addr())
 	l := &link{r: r, conn: conn, out: bufio.NewWriter(conn)}
 	l.in = newStreamReader(&deadlineReader{conn: conn, timeout: r.cfg.Timeout, lastIO: &r.lastIO})
+	defer func() {
+		for _, f := range l.cleanup {
+			f()
+		}
+	}()
 
 	full, master, err := l.handshake()
 	if err != nil {
@@ -490,6 +497,16 @@ func (l *link) fullSync(master Position) error {
 		r.xferSize = r.xferRead.Load()
 		r.mu.Unlock()
 	}
+	// While the file is checked and loaded, which takes long for a large
+	// dataset, the commands that follow are read into a spool file, so
+	// that the master's output buffer for this replica does not overflow,
+	// and a newline goes to the master every second, so that it does not
+	// take the replica for dead.
+	sp, err := l.startSpool(dir)
+	if err != nil {
+		return err
+	}
+	defer sp.stopPump()
 	// The whole file is read once before the dataset is touched: a
 	// truncated or corrupt one leaves the old data in place.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -520,9 +537,132 @@ func (l *link) fullSync(master Position) error {
 	r.mu.Unlock()
 	r.readOff.Store(master.Offset)
 	r.procOff.Store(master.Offset)
-	r.log.Info("MASTER <-> REPLICA sync: finished with success", "took", time.Since(r.xferStart).Round(time.Millisecond))
+	rest, err := sp.finish()
+	if err != nil {
+		return err
+	}
+	l.in = newStreamReader(rest)
+	r.log.Info("MASTER <-> REPLICA sync: finished with success", "took", time.Since(r.xferStart).Round(time.Millisecond),
+		"spooled_bytes", sp.n)
 	return nil
 }
+
+// spool keeps reading the master's stream into a file while the dataset
+// loads.
+type spool struct {
+	l    *link
+	f    *os.File
+	stop atomic.Bool
+	done chan struct{} // closed when the pump has stopped
+	quit chan struct{} // stops the keepalive
+	once sync.Once
+	err  error // why the pump stopped, other than being asked to
+	n    int64
+}
+
+func (l *link) startSpool(dir string) (*spool, error) {
+	f, err := os.CreateTemp(dir, "temp-stream-*.spool")
+	if err != nil {
+		return nil, fmt.Errorf("opening the stream spool file in %s: %w", dir, err)
+	}
+	l.cleanup = append(l.cleanup, func() {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+	})
+	sp := &spool{l: l, f: f, done: make(chan struct{}), quit: make(chan struct{})}
+	go sp.pump()
+	go sp.keepalive()
+	return sp, nil
+}
+
+func (sp *spool) pump() {
+	defer close(sp.done)
+	buf := make([]byte, 64<<10)
+	w := bufio.NewWriterSize(sp.f, 256<<10)
+	for {
+		n, err := sp.l.in.br.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				sp.err = fmt.Errorf("writing the stream spool: %w", werr)
+				return
+			}
+			sp.n += int64(n)
+		}
+		if err == nil && sp.stop.Load() {
+			err = w.Flush()
+			if err != nil {
+				sp.err = fmt.Errorf("writing the stream spool: %w", err)
+			}
+			return
+		}
+		if err != nil {
+			var ne net.Error
+			if !sp.stop.Load() || !errors.As(err, &ne) || !ne.Timeout() {
+				sp.err = err
+			}
+			if ferr := w.Flush(); ferr != nil && sp.err == nil {
+				sp.err = fmt.Errorf("writing the stream spool: %w", ferr)
+			}
+			return
+		}
+	}
+}
+
+func (sp *spool) keepalive() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-sp.quit:
+			return
+		case <-t.C:
+			sp.l.wmu.Lock()
+			_ = sp.l.conn.SetWriteDeadline(time.Now().Add(sp.l.r.cfg.Timeout))
+			_, err := sp.l.conn.Write([]byte("\n"))
+			sp.l.wmu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// stopPump stops the pump and the keepalive: a read the pump is blocked in
+// is cut short by a deadline in the past.
+func (sp *spool) stopPump() {
+	sp.once.Do(func() {
+		close(sp.quit)
+		sp.stop.Store(true)
+		for {
+			_ = sp.l.conn.SetReadDeadline(time.Now())
+			select {
+			case <-sp.done:
+				_ = sp.l.conn.SetReadDeadline(time.Time{})
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// finish stops spooling and returns the stream from where the RDB ended:
+// the spooled bytes, then the connection (or, if the link failed
+// meanwhile, its error, once the spooled commands are applied).
+func (sp *spool) finish() (io.Reader, error) {
+	sp.stopPump()
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	var rest io.Reader = sp.l.in.br
+	if sp.err != nil {
+		rest = errReader{sp.err}
+	}
+	return io.MultiReader(sp.f, rest), nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // ctxReader stops a load when the replica is stopped.
 type ctxReader struct {

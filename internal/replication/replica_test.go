@@ -17,6 +17,9 @@ import (
 
 // fakeHost records what the replica does to the dataset.
 type fakeHost struct {
+	// loadDelay makes LoadRDB slow, as a large dataset's load is.
+	loadDelay time.Duration
+
 	mu     sync.Mutex
 	loads  int
 	keys   map[string]string // the dataset: the last RDB's string keys, then SETs
@@ -32,6 +35,7 @@ func (h *fakeHost) LoadRDB(r io.Reader, size int64) error {
 		keys[string(e.Key)] = string(e.Value.String)
 		return nil
 	}})
+	time.Sleep(h.loadDelay)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.loads++
@@ -242,6 +246,47 @@ func TestFullSyncThenStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+// While a slow load runs, the stream that follows the RDB is spooled and
+// then applied in order, and the master gets a newline every second.
+func TestStreamDuringLoad(t *testing.T) {
+	host := newFakeHost()
+	host.loadDelay = 1500 * time.Millisecond
+	r, links := startLinks(t, host, Position{})
+	m := nextLink(t, links)
+	m.handshake("repl secret")
+	payload := testRDB(t, "a", "1")
+	m.write("+FULLRESYNC " + replID + " 5\r\n$" + strconv.Itoa(len(payload)) + "\r\n" + string(payload))
+	var stream strings.Builder
+	for i := range 2000 {
+		stream.WriteString(cmd("SET", "k"+strconv.Itoa(i), strings.Repeat("v", i%50)))
+	}
+	m.write(stream.String())
+	_ = m.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := m.in.line(); err != nil || len(line) != 0 {
+		t.Fatalf("master read %q, %v; want the replica's newline during the load", line, err)
+	}
+	if st := r.Status(); st.State != StateTransfer {
+		t.Errorf("state %v during the load", st.State)
+	}
+	end := 5 + int64(stream.Len())
+	for {
+		// More newlines may come before the first ACK.
+		b, _ := m.in.br.Peek(1)
+		if len(b) == 1 && b[0] == '\n' {
+			_, _ = m.in.line()
+			continue
+		}
+		break
+	}
+	m.ackUntil(end)
+	_, keys, cmds := host.snapshot()
+	if len(cmds) != 2000 || keys["k1999"] != strings.Repeat("v", 1999%50) || keys["a"] != "1" {
+		t.Errorf("%d commands applied, keys %d", len(cmds), len(keys))
+	}
+	m.write(cmd("SET", "after", "1"))
+	m.ackUntil(end + int64(len(cmd("SET", "after", "1"))))
 }
 
 // A link broken inside MULTI resumes with PSYNC at the MULTI; +CONTINUE
