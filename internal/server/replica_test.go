@@ -546,3 +546,40 @@ func TestReplicaOfSettingAtStart(t *testing.T) {
 		t.Errorf("CONFIG GET replicaof = %q", v)
 	}
 }
+
+// A link down for longer than the master's backlog holds ends in a full
+// resync, after which the replica matches again.
+func TestReplicaFullResyncAfterBacklogLoss(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	master := startRedisOn(t, t.TempDir())
+	mustDo(t, master, "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	mustDo(t, master, "CONFIG", "SET", "repl-backlog-size", "16384")
+	mustDo(t, master, "CONFIG", "SET", "requirepass", "masterpw")
+	mustDo(t, master, "AUTH", "masterpw")
+	_, port, _ := net.SplitHostPort(master.Addr())
+	ts := startServer(t, "dir", t.TempDir(), "masterauth", "masterpw")
+	c := redistest.Dial(t, ts.addr)
+	mustDo(t, c, "REPLICAOF", "127.0.0.1", port)
+	writeLoad(t, master.Addr(), 3, 200)
+	waitInSync(t, master, c)
+
+	// The replica cannot get back in while the master takes 100 KB of
+	// writes, more than its backlog holds.
+	mustDo(t, master, "CONFIG", "SET", "requirepass", "other")
+	mustDo(t, master, "CLIENT", "KILL", "TYPE", "replica")
+	waitUntil(t, 10*time.Second, "the link to go down", func() bool {
+		return infoField(t, c, "replication", "master_link_status") == "down"
+	})
+	for i := range 100 {
+		mustDo(t, master, "SET", fmt.Sprintf("big:%d", i), strings.Repeat("x", 1000))
+	}
+	mustDo(t, master, "CONFIG", "SET", "requirepass", "masterpw")
+	writeLoad(t, master.Addr(), 4, 100)
+	waitInSync(t, master, c)
+	if got := infoField(t, master, "stats", "sync_full"); got != "2" {
+		t.Errorf("sync_full = %s, want 2 (a second full resync)", got)
+	}
+	compareAll(t, master, c, 0, 3)
+}
