@@ -94,7 +94,8 @@ type Status struct {
 	State State
 	// LastIO is when the master last sent anything, zero before a link.
 	LastIO time.Time
-	// DownSince is when the link went down (zero if it is up or never was).
+	// DownSince is when an established link went down (zero while it is
+	// up or before it ever was).
 	DownSince time.Time
 	// During a transfer: its size (-1 for a diskless one, until it ends),
 	// the bytes received, and when the last arrived.
@@ -165,7 +166,7 @@ func Start(cfg Config, host Host, from Position) *Replica {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Replica{cfg: cfg, host: host, log: cfg.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		pos: from, synced: from.Valid(), downSince: time.Now()}
+		pos: from, synced: from.Valid()}
 	r.readOff.Store(-1)
 	r.procOff.Store(-1)
 	if from.Valid() {
@@ -243,7 +244,7 @@ func (r *Replica) run() {
 			_ = r.conn.Close()
 			r.conn = nil
 		}
-		if r.state == StateConnected || r.downSince.IsZero() {
+		if r.state == StateConnected {
 			r.downSince = time.Now()
 		}
 		r.state = StateConnect

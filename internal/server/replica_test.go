@@ -351,7 +351,7 @@ func TestReplicaOfCommand(t *testing.T) {
 	mustDo(t, c, "SLAVEOF", "127.0.0.1", port)
 	for field, want := range map[string]string{"role": "slave", "master_host": "127.0.0.1", "master_port": port,
 		"master_link_status": "down", "master_last_io_seconds_ago": "-1", "master_sync_in_progress": "0",
-		"slave_repl_offset": "1", "slave_read_only": "1", "connected_slaves": "0"} {
+		"slave_repl_offset": "1", "slave_read_only": "1", "connected_slaves": "0", "master_link_down_since_seconds": "-1"} {
 		if got := infoField(t, c, "replication", field); got != want {
 			t.Errorf("INFO %s = %q, want %q", field, got, want)
 		}
