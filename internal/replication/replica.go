@@ -58,6 +58,9 @@ type Config struct {
 	RetryMin, RetryMax time.Duration
 	// AckPeriod is the interval of REPLCONF ACK (default 1 s).
 	AckPeriod time.Duration
+	// Databases, when not 0, is how many databases the replica has: an
+	// RDB using more is refused before the dataset is touched.
+	Databases int
 }
 
 // Position is where a replica stands in a master's history: the master's
@@ -513,7 +516,13 @@ func (l *link) fullSync(master Position) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	if err := rdb.ReadFile(f, nil); err != nil {
+	check := &rdb.Handler{SelectDB: func(db int) error {
+		if r.cfg.Databases > 0 && db >= r.cfg.Databases {
+			return fmt.Errorf("the master uses database %d, this server has %d (setting databases)", db, r.cfg.Databases)
+		}
+		return nil
+	}}
+	if err := rdb.ReadFile(f, check); err != nil {
 		return fmt.Errorf("the RDB received from master is not valid, data left as it was: %w", err)
 	}
 	st, err := f.Stat()

@@ -164,7 +164,7 @@ func startLinks(t *testing.T, host Host, from Position) (*Replica, chan *fakeMas
 		Auth: func() (string, string) { return "repl", "secret" }, Dir: t.TempDir,
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Timeout: 5 * time.Second, RetryMin: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
-		AckPeriod: 50 * time.Millisecond}, host, from)
+		AckPeriod: 50 * time.Millisecond, Databases: 16}, host, from)
 	t.Cleanup(func() { r.Stop(); ln.Close() })
 	return r, links
 }
@@ -343,6 +343,16 @@ func TestBadTransferLeavesData(t *testing.T) {
 		{"garbage instead of RDB", "$" + strconv.Itoa(len("not an rdb file at all")) + "\r\nnot an rdb file at all", false},
 		{"bad mark", "$EOF:short\r\n", false},
 	}
+	var db20 bytes.Buffer
+	fw := rdb.NewFileWriter(&db20, nil)
+	_ = fw.SelectDB(20, 1, 0)
+	_ = fw.Key([]byte("k"), rdb.Object{Kind: rdb.KindString, String: []byte("v")}, -1)
+	_ = fw.Close()
+	cases = append(cases, struct {
+		name string
+		send string
+		hang bool
+	}{"database out of range", "$" + strconv.Itoa(db20.Len()) + "\r\n" + db20.String(), false})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			host := newFakeHost()

@@ -127,6 +127,7 @@ func (s *Server) startReplicaLocked(host string, port int) {
 		Auth:          func() (string, string) { return s.cfg.MasterUser(), s.cfg.MasterAuth() },
 		Dir:           s.cfg.Dir,
 		Log:           s.log,
+		Databases:     s.st.Databases(),
 	}, h, from)
 }
 
