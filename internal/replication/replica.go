@@ -26,8 +26,9 @@ type Host interface {
 	LoadRDB(r io.Reader, size int64) error
 	// Apply runs one command of the master's stream as the master client:
 	// it writes even though the server is a read-only replica, and its
-	// reply goes nowhere. Apply may keep args.
-	Apply(args [][]byte)
+	// reply goes nowhere. Apply may keep args. An error drops the link
+	// (the master client was killed): the replica reconnects.
+	Apply(args [][]byte) error
 	// Sync makes the commands applied so far durable and visible (Apply
 	// may gather consecutive writes into one commit).
 	Sync()
@@ -732,7 +733,9 @@ func (l *link) stream() error {
 		case name == "replconf":
 			// Nothing else of REPLCONF is meant for a replica.
 		default:
-			r.host.Apply(args)
+			if err := r.host.Apply(args); err != nil {
+				return err
+			}
 			switch name {
 			case "multi":
 				inMulti = true

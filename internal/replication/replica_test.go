@@ -43,7 +43,7 @@ func (h *fakeHost) LoadRDB(r io.Reader, size int64) error {
 	return err
 }
 
-func (h *fakeHost) Apply(args [][]byte) {
+func (h *fakeHost) Apply(args [][]byte) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	parts := make([]string, len(args))
@@ -54,6 +54,7 @@ func (h *fakeHost) Apply(args [][]byte) {
 	if strings.EqualFold(parts[0], "set") && len(parts) == 3 {
 		h.keys[parts[1]] = parts[2]
 	}
+	return nil
 }
 
 func (h *fakeHost) Sync() {}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -208,17 +209,28 @@ func (s *Server) newMasterClient(host string, port, db int) *client {
 	c.reply.off = true
 	c.db.Store(int64(db))
 	s.repl.master.Store(c)
+	// Listed by CLIENT LIST (flags=M, TYPE master), and CLIENT KILL drops
+	// the link, as in Redis.
+	s.mu.Lock()
+	s.clients[c.id] = c
+	s.mu.Unlock()
 	return c
 }
 
-func (h *replHost) Apply(args [][]byte) {
+// errMasterKilled drops the link when the master client is killed.
+var errMasterKilled = errors.New("the master client was killed (CLIENT KILL)")
+
+func (h *replHost) Apply(args [][]byte) error {
 	s, c := h.s, h.mc
+	if c.killed.Load() {
+		return errMasterKilled
+	}
 	if s.table.Lookup(args[0]) == nil {
 		h.unknown++
 		if h.unknown <= 10 || h.unknown%1000 == 0 {
 			s.log.Warn("command from the master unknown to Cairn; not applied", "command", cstr(string(args[0])), "count", h.unknown)
 		}
-		return
+		return nil
 	}
 	c.outMu.Lock()
 	defer c.outMu.Unlock()
@@ -232,6 +244,7 @@ func (h *replHost) Apply(args [][]byte) {
 		}
 	}()
 	s.dispatch(c, args)
+	return nil
 }
 
 func (h *replHost) Sync() {
@@ -260,13 +273,19 @@ func (h *replHost) ResetClient() {
 	h.mc = h.s.newMasterClient(host, p, db)
 }
 
-// close commits what the master client applied and ends its transaction.
+// close commits what the master client applied, ends its transaction and
+// unlists it.
 func (h *replHost) close() {
 	h.Sync()
 	c := h.mc
 	if c.multi != nil {
 		h.s.endMulti(c)
 	}
+	h.s.mu.Lock()
+	if h.s.clients[c.id] == c {
+		delete(h.s.clients, c.id)
+	}
+	h.s.mu.Unlock()
 }
 
 // LoadRDB replaces the dataset with the master's, answering LOADING

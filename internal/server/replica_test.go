@@ -545,6 +545,25 @@ func TestReplicaOfSettingAtStart(t *testing.T) {
 	if v := mustDo(t, c, "CONFIG", "GET", "replicaof").([]any); string(v[1].([]byte)) != "127.0.0.1 "+port {
 		t.Errorf("CONFIG GET replicaof = %q", v)
 	}
+	// The master's client is listed, and killing it drops the link, which
+	// resumes where it was.
+	if v := string(mustDo(t, c, "CLIENT", "LIST", "TYPE", "master").([]byte)); !strings.Contains(v, "flags=M ") || strings.Count(v, "\n") != 1 {
+		t.Errorf("CLIENT LIST TYPE master = %q", v)
+	}
+	if v := mustDo(t, c, "CLIENT", "KILL", "TYPE", "master"); v != int64(1) {
+		t.Errorf("CLIENT KILL TYPE master = %v", v)
+	}
+	mustDo(t, master, "SET", "k2", "v2")
+	waitUntil(t, 10*time.Second, "a partial resync", func() bool {
+		return infoField(t, master, "stats", "sync_partial_ok") == "1"
+	})
+	waitInSync(t, master, c)
+	if v := mustDo(t, c, "GET", "k2"); string(v.([]byte)) != "v2" {
+		t.Errorf("GET k2 = %q", v)
+	}
+	if got := infoField(t, master, "stats", "sync_full"); got != "1" {
+		t.Errorf("sync_full = %s", got)
+	}
 }
 
 // A link down for longer than the master's backlog holds ends in a full
