@@ -469,6 +469,13 @@ func (c *Config) MasterUser() string { return *c.masterUser.Load() }
 // ReplicaOf is the replicaof setting: host and port, or nil.
 func (c *Config) ReplicaOf() []string { return append([]string(nil), *c.replicaOf.Load()...) }
 
+// SetReplicaOf records the master REPLICAOF set at run time (none: nil),
+// which CONFIG GET replicaof shows, as Redis's does.
+func (c *Config) SetReplicaOf(words []string) {
+	w := append([]string(nil), words...)
+	c.replicaOf.Store(&w)
+}
+
 // ReplicaReadOnly reports whether a replica refuses its clients' writes.
 func (c *Config) ReplicaReadOnly() bool { return c.replicaReadOnly.Load() != 0 }
 

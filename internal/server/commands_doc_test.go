@@ -36,7 +36,7 @@ var commandNotes = map[string]string{
 	"shutdown":        "NOSAVE/SAVE/NOW/FORCE all mean a clean close: every acknowledged write is already in the log.",
 	"save":            "Writes an RDB file of version 10 (Redis 7.0 loads it) from one consistent view; hash field deadlines have no form in it and are left out. Other clients are served meanwhile.",
 	"bgsave":          "As SAVE, in the background; SCHEDULE queues one more after a running BGSAVE.",
-	"replicaof":       "Makes Cairn a read-only replica of a Redis master (full resync through a checked temporary RDB file, then the command stream; +CONTINUE after a broken link). The master's replication ID and offset are kept in memory only: after a restart the replica does a full resync. Expired keys are reclaimed by the replica itself as well as by the master's DEL.",
+	"replicaof":       "Makes Cairn a read-only replica of a Redis master (full resync through a checked temporary RDB file, then the command stream; +CONTINUE after a broken link). CONFIG GET replicaof shows the current master. The master's replication ID and offset are kept in memory only: after a restart the replica does a full resync. Expired keys are reclaimed by the replica itself as well as by the master's DEL.",
 	"slaveof":         "As REPLICAOF.",
 	"sync":            "Sends the RDB of one consistent view of the data (diskless when the replica announced capa eof), then closes the connection: Cairn streams no commands to replicas. This is what redis-cli --rdb and --functions-rdb need.",
 	"psync":           "Always answers +FULLRESYNC (Cairn keeps no backlog), then as SYNC.",

@@ -156,6 +156,7 @@ func (s *Server) promote() bool {
 	s.repl.replica, s.repl.host = nil, nil
 	s.repl.master.Store(nil)
 	s.repl.active.Store(false)
+	s.cfg.SetReplicaOf(nil)
 	if pos.Valid() {
 		s.repl.replID2, s.repl.offset, s.repl.secondOffset = pos.ReplID, pos.Offset, pos.Offset+1
 	} else {
@@ -383,6 +384,7 @@ func cmdReplicaOf(x *ctx) {
 		}
 	}
 	s.startReplicaLocked(host, int(port))
+	s.cfg.SetReplicaOf([]string{host, strconv.FormatInt(port, 10)})
 	s.repl.mu.Unlock()
 	s.log.Info(fmt.Sprintf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, x.cl.describe()))
 	x.ok()

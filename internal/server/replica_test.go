@@ -349,6 +349,9 @@ func TestReplicaOfCommand(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
 	mustDo(t, c, "SLAVEOF", "127.0.0.1", port)
+	if v := mustDo(t, c, "CONFIG", "GET", "slaveof").([]any); string(v[1].([]byte)) != "127.0.0.1 "+port {
+		t.Errorf("CONFIG GET slaveof = %q", v)
+	}
 	for field, want := range map[string]string{"role": "slave", "master_host": "127.0.0.1", "master_port": port,
 		"master_link_status": "down", "master_last_io_seconds_ago": "-1", "master_sync_in_progress": "0",
 		"slave_repl_offset": "1", "slave_read_only": "1", "connected_slaves": "0", "master_link_down_since_seconds": "-1"} {
@@ -370,6 +373,9 @@ func TestReplicaOfCommand(t *testing.T) {
 	mustDo(t, c, "REPLICAOF", "NO", "ONE")
 	if got := infoField(t, c, "replication", "role"); got != "master" {
 		t.Errorf("role = %q", got)
+	}
+	if v := mustDo(t, c, "CONFIG", "GET", "replicaof").([]any); string(v[1].([]byte)) != "" {
+		t.Errorf("CONFIG GET replicaof after NO ONE = %q", v)
 	}
 }
 
