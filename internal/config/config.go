@@ -35,6 +35,9 @@ type Config struct {
 	notifyEvents                       atomic.Pointer[string]
 	pprofAddr, metricsAddr, save       atomic.Pointer[string]
 	dbFilename                         atomic.Pointer[string]
+	masterAuth, masterUser             atomic.Pointer[string]
+	replicaOf                          atomic.Pointer[[]string]
+	replicaReadOnly                    atomic.Int64 // 1 for yes
 	port, databases, maxClients, hz    atomic.Int64
 	timeout, tcpKeepAlive              atomic.Int64 // seconds
 	trackingMaxKeys                    atomic.Int64
@@ -455,6 +458,26 @@ func (c *Config) PprofAddr() string { return *c.pprofAddr.Load() }
 
 // MetricsAddr is where Prometheus metrics are served, or "" for nowhere.
 func (c *Config) MetricsAddr() string { return *c.metricsAddr.Load() }
+
+// MasterAuth is masterauth: the password a replica sends its master.
+func (c *Config) MasterAuth() string { return *c.masterAuth.Load() }
+
+// MasterUser is masteruser: the user of AUTH to the master, "" for the
+// default user.
+func (c *Config) MasterUser() string { return *c.masterUser.Load() }
+
+// ReplicaOf is the replicaof setting: host and port, or nil.
+func (c *Config) ReplicaOf() []string { return append([]string(nil), *c.replicaOf.Load()...) }
+
+// SetReplicaOf records the master REPLICAOF set at run time (none: nil),
+// which CONFIG GET replicaof shows, as Redis's does.
+func (c *Config) SetReplicaOf(words []string) {
+	w := append([]string(nil), words...)
+	c.replicaOf.Store(&w)
+}
+
+// ReplicaReadOnly reports whether a replica refuses its clients' writes.
+func (c *Config) ReplicaReadOnly() bool { return c.replicaReadOnly.Load() != 0 }
 
 // ProtectedMode reports whether protected-mode is on.
 func (c *Config) ProtectedMode() bool { return c.protectedMode.Load() != 0 }

@@ -48,6 +48,8 @@ func TestGet(t *testing.T) {
 		{"latency-tracking-info-percentiles", "50 99 99.9"},
 		{"logfile", ""},
 		{"loglevel", "notice"},
+		{"masterauth", ""},
+		{"masteruser", ""},
 		{"maxclients", "10000"},
 		{"member-filter-size", "33554432"},
 		{"metrics-addr", ""},
@@ -58,6 +60,10 @@ func TestGet(t *testing.T) {
 		{"procs", "0"},
 		{"protected-mode", "yes"},
 		{"proto-max-bulk-len", "536870912"},
+		{"replica-read-only", "yes"},
+		{"slave-read-only", "yes"},
+		{"replicaof", ""},
+		{"slaveof", ""},
 		{"requirepass", ""},
 		{"save", ""},
 		{"set-max-intset-entries", "512"},
@@ -570,5 +576,24 @@ func TestCheckTLS(t *testing.T) {
 	}
 	if err := c.Set([][2]string{{"tls-port", "7000"}}); err == nil {
 		t.Fatal("tls-port changed at run time")
+	}
+}
+
+// replicaof takes a host and a port, under either name.
+func TestReplicaOfSetting(t *testing.T) {
+	c := Default()
+	if err := c.ApplyArgs([]string{"--slaveof", "10.0.0.1", "6380", "--masterauth", "pw", "--replica-read-only", "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ReplicaOf(); len(got) != 2 || got[0] != "10.0.0.1" || got[1] != "6380" || c.MasterAuth() != "pw" || c.ReplicaReadOnly() {
+		t.Errorf("replicaof %q masterauth %q read-only %v", got, c.MasterAuth(), c.ReplicaReadOnly())
+	}
+	if err := c.ApplyArgs([]string{"--replicaof", "127.0.0.1 6379"}); err != nil || len(c.ReplicaOf()) != 2 {
+		t.Errorf("replicaof as one word: %v %q", err, c.ReplicaOf())
+	}
+	for _, bad := range [][]string{{"--replicaof", "host"}, {"--replicaof", "host", "70000"}, {"--replicaof", "a", "1", "2"}} {
+		if err := Default().ApplyArgs(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

@@ -254,6 +254,16 @@ var settings = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.logLevel },
 	},
 	{
+		// The password (and user, masteruser) a replica authenticates
+		// with to its master.
+		name: "masterauth", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.masterAuth },
+	},
+	{
+		name: "masteruser", kind: kindString, mutable: true,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.masterUser },
+	},
+	{
 		name: "maxclients", kind: kindInt, mutable: true,
 		min: 1, max: math.MaxUint32, def: value{n: 10000},
 		num: func(c *Config) *atomic.Int64 { return &c.maxClients },
@@ -323,6 +333,34 @@ var settings = []*setting{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
+	},
+	{
+		// A replica refuses writes from its clients (READONLY).
+		name: "replica-read-only", alias: "slave-read-only", kind: kindBool, mutable: true,
+		def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.replicaReadOnly },
+	},
+	{
+		// "host port": start as a replica of that master (REPLICAOF at
+		// run time).
+		name: "replicaof", alias: "slaveof", kind: kindList,
+		checkList: func(words []string) string {
+			words = strings.Fields(strings.Join(words, " "))
+			if len(words) == 0 {
+				return ""
+			}
+			if len(words) != 2 {
+				return "wrong number of arguments"
+			}
+			if p, err := strconv.Atoi(words[1]); err != nil || p < 0 || p > 65535 {
+				return "Invalid master port"
+			}
+			return ""
+		},
+		// "host port" given as one word (--replicaof "host port") is
+		// split, as Redis splits a multi-argument setting.
+		merge: func(_, next []string) []string { return strings.Fields(strings.Join(next, " ")) },
+		list:  func(c *Config) *atomic.Pointer[[]string] { return &c.replicaOf },
 	},
 	{
 		name: "requirepass", kind: kindString, mutable: true,

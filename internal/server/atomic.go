@@ -121,6 +121,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case spec.Flags&command.NoScript != 0:
 			scriptError(w, "ERR This Redis command is not allowed from script")
 			return true, nil
+		case spec.Flags&command.Write != 0 && s.replicaRefusesWrite(g.c): // replica.go
+			scriptError(w, "READONLY You can't write against a read only replica.")
+			return true, nil
 		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
 			// Redis counts a may-replicate command (PFCOUNT) as a write
 			// here.

@@ -243,6 +243,9 @@ func (s *Server) waitPause(c *client, spec *command.Spec) bool {
 // clientFlags is CLIENT LIST's flags field, in Redis's order.
 func (c *client) clientFlags() string {
 	var f []byte
+	if c.srv.isMasterClient(c) {
+		f = append(f, 'M') // the master's stream (replica.go)
+	}
 	if c.srv.diag.monitors.has(c) {
 		f = append(f, 'O') // MONITOR (diag.go)
 	}

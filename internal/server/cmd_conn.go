@@ -217,7 +217,7 @@ func cmdHello(x *ctx) {
 	x.w.BulkString("mode")
 	x.w.BulkString("standalone")
 	x.w.BulkString("role")
-	x.w.BulkString("master")
+	x.w.BulkString(x.srv.helloRole())
 	x.w.BulkString("modules")
 	x.w.Array(0)
 }
@@ -365,9 +365,13 @@ func clientType(arg []byte) (string, bool) {
 }
 
 // hasType reports whether the client is of a CLIENT LIST/KILL TYPE (in
-// lower case). Cairn has no replication: a client with subscriptions is
-// "pubsub", every other one "normal".
+// lower case): the client applying a master's stream is "master", one
+// with subscriptions "pubsub", every other one "normal". Cairn streams to
+// no replicas.
 func (c *client) hasType(typ string) bool {
+	if c.srv.isMasterClient(c) { // replica.go
+		return typ == "master"
+	}
 	if c.pubsubMode.Load() {
 		return typ == "pubsub"
 	}

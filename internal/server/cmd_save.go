@@ -169,7 +169,11 @@ func WriteRDB(w io.Writer, st *store.Store) error { return writeSnapshot(w, st) 
 
 // writeSnapshot writes every database's keys and the function libraries
 // as an RDB file, the keys from one consistent view of the store.
-func writeSnapshot(f io.Writer, st *store.Store) error {
+func writeSnapshot(f io.Writer, st *store.Store) error { return writeSnapshotOf(f, st, true, true) }
+
+// writeSnapshotOf writes an RDB file of the keys, the function libraries,
+// or both (SYNC after REPLCONF rdb-filter-only).
+func writeSnapshotOf(f io.Writer, st *store.Store, keys, functions bool) error {
 	tx := st.Read(true)
 	defer tx.Close()
 	tx.SetTouch(false)
@@ -183,12 +187,18 @@ func writeSnapshot(f io.Writer, st *store.Store) error {
 	if err != nil {
 		return fmt.Errorf("reading the function libraries: %w", err)
 	}
+	if !functions {
+		codes = nil
+	}
 	for _, c := range codes {
 		if err := fw.Function(c); err != nil {
 			return err
 		}
 	}
 	for db := range st.Databases() {
+		if !keys {
+			break
+		}
 		selected := false
 		err := tx.Keys(db, []byte("*"), func(k []byte) error {
 			key := bytes.Clone(k)

@@ -524,7 +524,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			lastSync = "err"
 		}
 		return append([][2]string{
-			{"loading", "0"},
+			{"loading", strconv.Itoa(boolToInt(s.repl.loading.Load()))},
 			{"appendfsync", s.cfg.AppendFsync()},
 			{"rdb_last_save_time", itoa(s.st.Stats().LastDurable.Load())},
 			{"aof_enabled", "1"},
@@ -557,7 +557,7 @@ func (s *Server) infoSection(sec string) [][2]string {
 			{"acl_access_denied_auth", itoa(s.stats.authFailures.Load())},
 		}
 	case "replication":
-		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
+		return s.replicationInfo()
 	case "cpu":
 		u, sys := cpuTimes()
 		return [][2]string{

@@ -113,6 +113,9 @@ type client struct {
 	// QUIT and RESET, and its output limits are the pubsub class's.
 	pubsubMode atomic.Bool
 
+	// replconf is what REPLCONF said before a SYNC (replica.go).
+	replconf replClient
+
 	// Scratch reused by every command on this connection.
 	ctx    ctx
 	keyIdx []int

@@ -188,6 +188,11 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		s.reject(c, "NOAUTH Authentication required.")
 		return
 	}
+	if msg := s.replicaError(c, spec); msg != "" { // replica.go
+		e.stats.rejected.Add(1)
+		s.reject(c, msg)
+		return
+	}
 	if msg := c.subscribedModeError(spec); msg != "" {
 		e.stats.rejected.Add(1)
 		s.reject(c, msg)
@@ -424,7 +429,7 @@ func (s *Server) runPipelined(c *client, spec *command.Spec, e *cmdEntry, args [
 	} else {
 		c.pipeWrites++
 	}
-	if c.r.Buffered() == 0 || c.pipeReplies >= maxPipelineCommands ||
+	if (c.r.Buffered() == 0 && !s.isMasterClient(c)) || c.pipeReplies >= maxPipelineCommands ||
 		c.pipe.Size() >= maxPipelineBytes || c.w.Buffered()-c.pipeMark >= maxPipelineBytes {
 		s.commitPipeline(c)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // startRedisOn runs the real redis-server on dir/dump.rdb and connects.
-func startRedisOn(t *testing.T, dir string) *redistest.Conn {
+func startRedisOn(t testing.TB, dir string) *redistest.Conn {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {

@@ -66,6 +66,8 @@ type Server struct {
 	saves saveState
 	// migrates caches MIGRATE's connections (cmd_migrate.go).
 	migrates migrateCache
+	// repl is the replication role (replica.go).
+	repl replState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -138,7 +140,7 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -151,6 +153,7 @@ func New(o Options) *Server {
 			s.cfg.OnChange(name, func(string) { s.applyEncodingLimits() })
 		}
 	}
+	s.initReplication()
 	// A new idle timeout applies to clients already waiting for input too.
 	s.cfg.OnChange("timeout", func(string) {
 		t := s.cfg.Timeout()
@@ -303,6 +306,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
 	// Redis, so its client's connection can end.
 	s.runs.cancelAll()
+	s.stopReplication()
 	s.mu.Lock()
 	s.closing = true
 	for _, ln := range s.listeners {
