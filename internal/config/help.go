@@ -8,6 +8,7 @@ type SettingHelp struct {
 	Kind    string // what a value looks like: int, memory, yes|no, a|b|c, string, words
 	Default string // as CONFIG GET shows it
 	Live    bool   // CONFIG SET changes it while running
+	Ignored bool   // a Redis setting Cairn accepts, keeps and does not apply
 	Meaning string
 }
 
@@ -35,7 +36,11 @@ func Help() []SettingHelp {
 		if s.kind == kindString {
 			def = s.def.s // as written: dir's is relative to where Cairn starts
 		}
-		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable, Meaning: meanings[s.name]})
+		meaning := meanings[s.name]
+		if meaning == "" && s.ignored != "" {
+			meaning = "accepted for Redis's configs and not applied: " + s.ignored
+		}
+		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable, Ignored: s.ignored != "", Meaning: meaning})
 	}
 	return out
 }
@@ -44,7 +49,7 @@ func Help() []SettingHelp {
 // table says more).
 var meanings = map[string]string{
 	"appendfsync":                       "always: sync the log before replying; everysec: once a second; no: leave it to the OS",
-	"appendonly":                        "reported for tools that ask; Cairn's write-ahead log is always on",
+	"appendonly":                        "reported for tools that ask; Cairn's write-ahead log is always on (no is kept and ignored)",
 	"bind":                              "addresses to listen on",
 	"busy-reply-threshold":              "milliseconds a script may run before other clients get BUSY (alias lua-time-limit)",
 	"cache-size":                        "Pebble's block cache",
@@ -74,7 +79,9 @@ var meanings = map[string]string{
 	"protected-mode":                    "with no password, refuse clients that are not on loopback",
 	"proto-max-bulk-len":                "the largest bulk string a request may carry",
 	"requirepass":                       "the default user's password",
-	"save":                              "reported for tools that ask; Cairn takes no snapshots, so only empty is accepted",
+	"save":                              "accepted and not applied: Cairn logs every write and takes no snapshots on a schedule (SAVE and BGSAVE write one on request)",
+	"maxmemory":                         "accepted and not applied: the data is on disk and no key is ever evicted; memory is bounded by cache-size, key-cache-size and member-filter-size",
+	"maxmemory-policy":                  "accepted and not applied: Cairn never evicts keys (noeviction without OOM errors); see maxmemory",
 	"set-max-intset-entries":            "the largest set of integers OBJECT ENCODING reports as intset",
 	"set-max-listpack-entries":          "the largest set OBJECT ENCODING reports as listpack",
 	"set-max-listpack-value":            "the longest member of a set reported as listpack",
