@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,33 +39,90 @@ func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 	if cfg.Port() == 0 && t.Port == 0 {
 		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
 	}
-	for _, addr := range cfg.Bind() {
-		if cfg.Port() == 0 {
-			break
+	if cfg.Port() != 0 {
+		for _, word := range cfg.Bind() {
+			ln, err := listenBind(word, cfg.Port(), log)
+			if err != nil {
+				return fail(fmt.Errorf("listen: %w", err))
+			}
+			if ln != nil {
+				out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
+			}
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
+	}
+	if t.Port != 0 {
+		tc, err := tlsconf.Build(t)
 		if err != nil {
-			return fail(fmt.Errorf("listen: %w", err))
+			return fail(fmt.Errorf("TLS: %w", err))
 		}
-		out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
-	}
-	if t.Port == 0 {
-		return out, nil
-	}
-	tc, err := tlsconf.Build(t)
-	if err != nil {
-		return fail(fmt.Errorf("TLS: %w", err))
-	}
-	live := tlsconf.NewLive(tc)
-	followTLS(cfg, live, log)
-	for _, addr := range cfg.Bind() {
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(t.Port)))
-		if err != nil {
-			return fail(fmt.Errorf("listen (tls-port): %w", err))
+		live := tlsconf.NewLive(tc)
+		followTLS(cfg, live, log)
+		for _, word := range cfg.Bind() {
+			ln, err := listenBind(word, t.Port, log)
+			if err != nil {
+				return fail(fmt.Errorf("listen (tls-port): %w", err))
+			}
+			if ln != nil {
+				out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
+			}
 		}
-		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("configured to not listen anywhere (no bind address could be used)")
 	}
 	return out, nil
+}
+
+// listenBind listens on one bind word and port as Redis's listenToPort
+// does: "*" is every IPv4 address and "::*" every IPv6 one; an address
+// with a ':' is IPv6 and listens on IPv6 only (so "* ::*" can share a
+// port); a leading '-' marks an address that is skipped, with a warning,
+// when the machine does not have it. A protocol the machine lacks (no
+// IPv6) is skipped likewise whether or not the address is optional. A nil
+// listener and nil error mean the address was skipped.
+func listenBind(word string, port int, log *slog.Logger) (net.Listener, error) {
+	network, host, optional := bindTarget(word)
+	lc := net.ListenConfig{}
+	if network == "tcp6" {
+		lc.Control = func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			err := rc.Control(func(fd uintptr) {
+				serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IPV6, syscall.IPV6_V6ONLY, 1)
+			})
+			return errors.Join(err, serr)
+		}
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	ln, err := lc.Listen(context.Background(), network, addr)
+	if err == nil {
+		return ln, nil
+	}
+	skip := optional && errors.Is(err, syscall.EADDRNOTAVAIL)
+	for _, e := range []syscall.Errno{syscall.ENOPROTOOPT, syscall.EPROTONOSUPPORT, syscall.ESOCKTNOSUPPORT, syscall.EPFNOSUPPORT, syscall.EAFNOSUPPORT} {
+		skip = skip || errors.Is(err, e)
+	}
+	if skip {
+		log.Warn("could not create server TCP listening socket; skipped", "addr", addr, "err", err)
+		return nil, nil
+	}
+	return nil, err
+}
+
+// bindTarget reads a bind word: the network and host to listen on, and
+// whether the address is optional (a leading '-').
+func bindTarget(word string) (network, host string, optional bool) {
+	if strings.HasPrefix(word, "-") {
+		word, optional = word[1:], true
+	}
+	switch {
+	case word == "*":
+		return "tcp4", "0.0.0.0", optional
+	case word == "::*":
+		return "tcp6", "::", optional
+	case strings.Contains(word, ":"):
+		return "tcp6", word, optional
+	}
+	return "tcp4", word, optional
 }
 
 // followTLS makes CONFIG SET of the tls-* settings take effect for new

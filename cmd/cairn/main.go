@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -94,6 +95,9 @@ func run(args []string, monitorErr error) error {
 	// into a flood: repeats of a line are counted and summarised.
 	log := slog.New(logthrottle.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}), logthrottle.DefaultWindow))
 	slog.SetDefault(log)
+	if ignored := cfg.Ignored(); len(ignored) > 0 {
+		log.Warn("accepted for Redis compatibility but not applied by Cairn (cairn --help says why)", "settings", strings.Join(ignored, " "))
+	}
 	if monitorErr != nil {
 		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
 	}
@@ -125,7 +129,10 @@ func run(args []string, monitorErr error) error {
 			return err
 		}
 	}
-	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	srv, err := server.Build(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	if err != nil {
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
 	if addr := cfg.MetricsAddr(); addr != "" {
 		if err := serveMetrics(addr, srv, log); err != nil {
 			return err

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStockRedisConfServes starts Cairn on Debian's stock redis.conf, with
+// only the paths and the port moved for the test, as an operator would
+// point it at an existing Redis configuration: it must start, serve, log the
+// settings it does not apply on one line, and report them in CONFIG GET.
+func TestStockRedisConfServes(t *testing.T) {
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	conf, err := filepath.Abs(filepath.Join("..", "..", "internal", "config", "testdata", "redisconf", "debian-7.0.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startCairn(t, bin, true, 0, conf, "--dir", dir, "--pidfile", filepath.Join(dir, "pid"), "--logfile", "")
+	c := p.client(t)
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Get(ctx, "k").Result(); err != nil || got != "v" {
+		t.Fatalf("GET k = %q, %v", got, err)
+	}
+	for name, want := range map[string]string{"bind": "127.0.0.1 -::1", "daemonize": "yes", "appendonly": "no", "rdbcompression": "yes", "oom-score-adj-values": "0 200 800"} {
+		got, err := c.ConfigGet(ctx, name).Result()
+		if err != nil || got[name] != want {
+			t.Errorf("CONFIG GET %s = %v, %v; want %q", name, got, err, want)
+		}
+	}
+	all, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil || len(all) < 180 {
+		t.Errorf("CONFIG GET * has %d settings, %v", len(all), err)
+	}
+	out := p.out.String()
+	if n := strings.Count(out, "not applied by Cairn"); n != 1 {
+		t.Fatalf("the ignored settings were logged %d times:\n%s", n, out)
+	}
+	for _, name := range []string{"daemonize", "appendonly", "lazyfree-lazy-user-flush", "jemalloc-bg-thread", "rdbcompression"} {
+		if !strings.Contains(out, " "+name+" ") && !strings.Contains(out, "\""+name+" ") {
+			t.Errorf("the log does not name %s as ignored:\n%s", name, out)
+		}
+	}
+}
+
+// TestBindForms checks Redis's bind forms: a '-' address the machine does
+// not have is skipped with a warning, a plain one stops the start with the
+// error, and an IPv6 address listens beside an IPv4 one on the same port.
+// (TEST-NET-1's 192.0.2.1 is an address this machine has not got.)
+func TestBindForms(t *testing.T) {
+	bin := buildCairn(t)
+	p := startCairn(t, bin, true, 0, "--dir", t.TempDir(), "--bind", "127.0.0.1", "-::1", "-192.0.2.1")
+	if err := p.client(t).Ping(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if out := p.out.String(); !strings.Contains(out, "192.0.2.1") || !strings.Contains(out, "skipped") {
+		t.Errorf("the missing optional address was not reported:\n%s", out)
+	}
+
+	cmd := exec.Command(bin, "--dir", t.TempDir(), "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1", "192.0.2.1")
+	done := make(chan []byte, 1)
+	go func() { out, _ := cmd.CombinedOutput(); done <- out }()
+	select {
+	case out := <-done:
+		if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "cannot assign requested address") {
+			t.Errorf("a missing required address: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+		}
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("a missing required address did not stop the start")
+	}
+}
+
+func TestBindTarget(t *testing.T) {
+	tests := []struct {
+		word, network, host string
+		optional            bool
+	}{
+		{"*", "tcp4", "0.0.0.0", false},
+		{"-*", "tcp4", "0.0.0.0", true},
+		{"::*", "tcp6", "::", false},
+		{"-::*", "tcp6", "::", true},
+		{"-::1", "tcp6", "::1", true},
+		{"fe80::1%eth0", "tcp6", "fe80::1%eth0", false},
+		{"127.0.0.1", "tcp4", "127.0.0.1", false},
+		{"localhost", "tcp4", "localhost", false},
+	}
+	for _, tt := range tests {
+		n, h, o := bindTarget(tt.word)
+		if n != tt.network || h != tt.host || o != tt.optional {
+			t.Errorf("bindTarget(%q) = %s %s %v, want %s %s %v", tt.word, n, h, o, tt.network, tt.host, tt.optional)
+		}
+	}
+}
+
+// TestRenameCommand renames and disables commands from the command line,
+// as redis-server allows, and refuses to start on a rename that names no
+// command, with the directive in the error.
+func TestRenameCommand(t *testing.T) {
+	bin := buildCairn(t)
+	p := startCairn(t, bin, true, 0, "--dir", t.TempDir(), "--rename-command", "CONFIG", "", "--rename-command", "get", "fetch")
+	c := p.client(t)
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Do(ctx, "FETCH", "k").Text(); err != nil || got != "v" {
+		t.Errorf("FETCH k = %q, %v", got, err)
+	}
+	for _, args := range [][]any{{"GET", "k"}, {"CONFIG", "GET", "port"}} {
+		err := c.Do(ctx, args...).Err()
+		if err == nil || !strings.HasPrefix(err.Error(), "ERR unknown command") {
+			t.Errorf("%v after rename: %v", args, err)
+		}
+	}
+
+	out, err := exec.Command(bin, "--dir", t.TempDir(), "--port", strconv.Itoa(freePort(t)), "--rename-command", "nosuch", "x").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "No such command in rename-command") {
+		t.Errorf("a rename of no command: %v\n%s", err, out)
+	}
+}
