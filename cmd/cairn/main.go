@@ -26,6 +26,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -72,6 +73,11 @@ func run(args []string, monitorErr error) error {
 		configFile = args[0]
 		if err := cfg.LoadFile(configFile); err != nil {
 			return err
+		}
+		// CONFIG REWRITE and INFO's config_file name it absolute, as
+		// Redis does.
+		if abs, err := filepath.Abs(configFile); err == nil {
+			configFile = abs
 		}
 		args = args[1:]
 	}
