@@ -229,18 +229,32 @@ func parseLocks(text string, dev, ino uint64, self int) int {
 func unixMajor(dev uint64) uint64 { return ((dev >> 8) & 0xfff) | ((dev >> 32) &^ 0xfff) }
 func unixMinor(dev uint64) uint64 { return (dev & 0xff) | ((dev >> 12) &^ 0xff) }
 
-// printHelp writes the usage and every setting with its default, whether
-// CONFIG SET changes it live, and its meaning.
+// printHelp writes the usage, every setting Cairn applies with its
+// default, whether CONFIG SET changes it live, and its meaning, then the
+// Redis settings it accepts without applying them, grouped by why.
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Usage: cairn [/path/to/cairn.conf] [--setting value ...]
+       cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
        cairn --version
        cairn --help
 
-The config file uses redis.conf syntax; settings on the command line follow
-it and win. Settings (default; live = changeable with CONFIG SET):
+The config file uses redis.conf syntax (include and rename-command too); a
+stock redis.conf loads. Settings on the command line follow it and win.
+An annotated example is contrib/cairn.conf in Cairn's repository.
+
+Settings (default; live = changeable with CONFIG SET):
 
 `)
+	var whys []string
+	byWhy := map[string][]string{}
 	for _, h := range config.Help() {
+		if h.Ignored && !h.Own {
+			if byWhy[h.Why] == nil {
+				whys = append(whys, h.Why)
+			}
+			byWhy[h.Why] = append(byWhy[h.Why], h.Name)
+			continue
+		}
 		def := h.Default
 		if def == "" {
 			def = `""`
@@ -251,4 +265,24 @@ it and win. Settings (default; live = changeable with CONFIG SET):
 		}
 		fmt.Fprintf(w, "  --%s <%s>  (default %s%s)\n      %s\n", h.Name, h.Kind, def, live, h.Meaning)
 	}
+	fmt.Fprint(w, `
+Redis settings accepted, kept, shown by CONFIG GET and written by CONFIG
+REWRITE, but not applied (a start-up that sets one says so in the log):
+`)
+	for _, why := range whys {
+		fmt.Fprintf(w, "\n  %s:\n", why)
+		line := "     "
+		for _, name := range byWhy[why] {
+			if len(line)+1+len(name) > 79 {
+				fmt.Fprintln(w, line)
+				line = "     "
+			}
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprint(w, `
+Refused with the reason: replicaof/slaveof, cluster-enabled yes, unixsocket,
+loadmodule, sentinel.
+`)
 }

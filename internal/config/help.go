@@ -9,6 +9,10 @@ type SettingHelp struct {
 	Default string // as CONFIG GET shows it
 	Live    bool   // CONFIG SET changes it while running
 	Ignored bool   // a Redis setting Cairn accepts, keeps and does not apply
+	Why     string // for an ignored setting, why Cairn does not apply it
+	// Own is true when Meaning is written for this setting alone; an
+	// ignored setting without one is described by Why, shared by many.
+	Own bool
 	Meaning string
 }
 
@@ -36,11 +40,12 @@ func Help() []SettingHelp {
 		if s.kind == kindString {
 			def = s.def.s // as written: dir's is relative to where Cairn starts
 		}
-		meaning := meanings[s.name]
-		if meaning == "" && s.ignored != "" {
+		meaning, own := meanings[s.name]
+		if !own && s.ignored != "" {
 			meaning = "accepted for Redis's configs and not applied: " + s.ignored
 		}
-		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable, Ignored: s.ignored != "", Meaning: meaning})
+		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable,
+			Ignored: s.ignored != "", Why: s.ignored, Own: own, Meaning: meaning})
 	}
 	return out
 }

@@ -171,7 +171,7 @@ var ignoredSettings = []*setting{
 	ignoredInt("replica-priority", "slave-priority", true, 0, math.MaxInt32, 100, whyRep),
 	ignoredBool("replica-read-only", "slave-read-only", true, true, whyRep),
 	ignoredBool("replica-serve-stale-data", "slave-serve-stale-data", true, true, whyRep),
-	ignoredEnum("sanitize-dump-payload", true, []string{"no", "yes", "clients"}, 0, "Cairn checks every RESTORE payload whole before it stores anything"),
+	ignoredEnum("sanitize-dump-payload", true, []string{"no", "yes", "clients"}, 0, "Cairn decodes and checks a RESTORE payload in full before it stores anything"),
 	ignoredString("server_cpulist", false, "", whyThreads),
 	ignoredBool("set-proc-title", "", false, true, whyProc),
 	{
