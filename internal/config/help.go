@@ -12,7 +12,7 @@ type SettingHelp struct {
 	Why     string // for an ignored setting, why Cairn does not apply it
 	// Own is true when Meaning is written for this setting alone; an
 	// ignored setting without one is described by Why, shared by many.
-	Own bool
+	Own     bool
 	Meaning string
 }
 
