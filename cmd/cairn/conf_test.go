@@ -11,44 +11,61 @@ import (
 	"time"
 )
 
-// TestStockRedisConfServes starts Cairn on Debian's stock redis.conf, with
-// only the paths and the port moved for the test, as an operator would
-// point it at an existing Redis configuration: it must start, serve, log the
-// settings it does not apply on one line, and report them in CONFIG GET.
+// TestStockRedisConfServes starts Cairn on Debian's stock redis.conf and on
+// Redis 7.2's, with only the paths and the port moved for the test, as an
+// operator would point it at an existing Redis configuration: it must start,
+// serve, log the settings it does not apply on one line, and show them in
+// CONFIG GET.
 func TestStockRedisConfServes(t *testing.T) {
 	bin := buildCairn(t)
-	dir := t.TempDir()
-	conf, err := filepath.Abs(filepath.Join("..", "..", "internal", "config", "testdata", "redisconf", "debian-7.0.conf"))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		file    string
+		want    map[string]string // CONFIG GET
+		ignored []string          // named in the log line
+	}{
+		{file: "debian-7.0.conf",
+			want:    map[string]string{"bind": "127.0.0.1 -::1", "daemonize": "yes", "appendonly": "no", "rdbcompression": "yes", "oom-score-adj-values": "0 200 800"},
+			ignored: []string{"daemonize", "appendonly", "lazyfree-lazy-user-flush", "jemalloc-bg-thread", "rdbcompression"}},
+		{file: "redis-7.2.conf",
+			want:    map[string]string{"bind": "127.0.0.1 -::1", "daemonize": "no", "appendonly": "no", "locale-collate": "", "list-max-listpack-size": "-2"},
+			ignored: []string{"daemonize", "appendonly", "locale-collate", "aof-timestamp-enabled"}},
 	}
-	p := startCairn(t, bin, true, 0, conf, "--dir", dir, "--pidfile", filepath.Join(dir, "pid"), "--logfile", "")
-	c := p.client(t)
-	ctx := context.Background()
-	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := c.Get(ctx, "k").Result(); err != nil || got != "v" {
-		t.Fatalf("GET k = %q, %v", got, err)
-	}
-	for name, want := range map[string]string{"bind": "127.0.0.1 -::1", "daemonize": "yes", "appendonly": "no", "rdbcompression": "yes", "oom-score-adj-values": "0 200 800"} {
-		got, err := c.ConfigGet(ctx, name).Result()
-		if err != nil || got[name] != want {
-			t.Errorf("CONFIG GET %s = %v, %v; want %q", name, got, err, want)
-		}
-	}
-	all, err := c.ConfigGet(ctx, "*").Result()
-	if err != nil || len(all) < 180 {
-		t.Errorf("CONFIG GET * has %d settings, %v", len(all), err)
-	}
-	out := p.out.String()
-	if n := strings.Count(out, "not applied by Cairn"); n != 1 {
-		t.Fatalf("the ignored settings were logged %d times:\n%s", n, out)
-	}
-	for _, name := range []string{"daemonize", "appendonly", "lazyfree-lazy-user-flush", "jemalloc-bg-thread", "rdbcompression"} {
-		if !strings.Contains(out, " "+name+" ") && !strings.Contains(out, "\""+name+" ") {
-			t.Errorf("the log does not name %s as ignored:\n%s", name, out)
-		}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			dir := t.TempDir()
+			conf, err := filepath.Abs(filepath.Join("..", "..", "internal", "config", "testdata", "redisconf", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := startCairn(t, bin, true, 0, conf, "--dir", dir, "--pidfile", filepath.Join(dir, "pid"), "--logfile", "")
+			c := p.client(t)
+			ctx := context.Background()
+			if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.Get(ctx, "k").Result(); err != nil || got != "v" {
+				t.Fatalf("GET k = %q, %v", got, err)
+			}
+			for name, want := range tt.want {
+				got, err := c.ConfigGet(ctx, name).Result()
+				if err != nil || got[name] != want {
+					t.Errorf("CONFIG GET %s = %v, %v; want %q", name, got, err, want)
+				}
+			}
+			all, err := c.ConfigGet(ctx, "*").Result()
+			if err != nil || len(all) < 180 {
+				t.Errorf("CONFIG GET * has %d settings, %v", len(all), err)
+			}
+			out := p.out.String()
+			if n := strings.Count(out, "not applied by Cairn"); n != 1 {
+				t.Fatalf("the ignored settings were logged %d times:\n%s", n, out)
+			}
+			for _, name := range tt.ignored {
+				if !strings.Contains(out, " "+name+" ") && !strings.Contains(out, "\""+name+" ") {
+					t.Errorf("the log does not name %s as ignored:\n%s", name, out)
+				}
+			}
+		})
 	}
 }
 

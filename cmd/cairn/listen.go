@@ -282,7 +282,7 @@ REWRITE, but not applied (a start-up that sets one says so in the log):
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprint(w, `
-Refused with the reason: replicaof/slaveof, cluster-enabled yes, unixsocket,
-loadmodule, sentinel.
+Refused with the reason: replicaof/slaveof other than "no one",
+cluster-enabled yes, unixsocket other than "", loadmodule, sentinel.
 `)
 }

@@ -162,7 +162,20 @@ var ignoredSettings = []*setting{
 	ignoredInt("repl-diskless-sync-max-replicas", "", true, 0, math.MaxInt32, 0, whyRep),
 	ignoredInt("repl-ping-replica-period", "repl-ping-slave-period", true, 1, math.MaxInt32, 10, whyRep),
 	ignoredInt("repl-timeout", "", true, 1, math.MaxInt32, 60, whyRep),
-	ignoredString("replica-announce-ip", true, "", whyRep),
+	{name: "replica-announce-ip", alias: "slave-announce-ip", kind: kindString, mutable: true, ignored: whyRep},
+	{
+		// Shown (empty) for the tools that ask whether this is a replica;
+		// making it one is refused, as clients would expect a read-only
+		// copy of another server.
+		name: "replicaof", alias: "slaveof", kind: kindList, ignored: whyRep,
+		refuse: func(v value) string {
+			if len(v.list) == 0 || len(v.list) == 2 && asciiEqualFold(v.list[0], "no") && asciiEqualFold(v.list[1], "one") {
+				return ""
+			}
+			return "replication is not supported by Cairn yet"
+		},
+		honoured: func(value) bool { return true },
+	},
 	ignoredInt("replica-announce-port", "slave-announce-port", true, 0, 65535, 0, whyRep),
 	ignoredBool("replica-announced", "", true, true, whyRep),
 	ignoredBool("replica-ignore-disk-write-errors", "", true, false, whyRep),
@@ -225,8 +238,6 @@ var obsoleteDirectives = []string{"list-max-ziplist-entries", "list-max-ziplist-
 // clients see if Cairn ignored them, with the reason Cairn refuses them.
 var refusedDirectives = map[string]string{
 	"loadmodule": "modules are not supported by Cairn",
-	"replicaof":  "replication is not supported by Cairn yet",
-	"slaveof":    "replication is not supported by Cairn yet",
 	"sentinel":   "Cairn has no sentinel mode",
 }
 
@@ -357,7 +368,7 @@ func checkShutdownFlags(words []string) string {
 		seen[i] = true
 	}
 	if seen[1] && seen[2] {
-		return "shutdown can't have both 'save' and 'nosave' flags"
+		return "shutdown options SAVE and NOSAVE can't be used simultaneously"
 	}
 	if seen[0] && len(words) > 1 {
 		return "argument(s) must be one of the following: default, save, nosave, now, force"
@@ -368,12 +379,13 @@ func checkShutdownFlags(words []string) string {
 // checkMemoryOrPercent validates maxmemory-clients: a byte count, or a
 // percentage of maxmemory up to 100%.
 func checkMemoryOrPercent(s string) string {
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		n, ok := parseInt(p)
-		if !ok || n < 0 || n > 100 {
-			return "argument must be a memory or percent value"
+	if p, ok := strings.CutSuffix(s, "%"); ok && p != "" {
+		if n, ok := parseInt(p); ok && n >= 0 {
+			if n > 100 {
+				return "percentage argument must be less or equal to 100"
+			}
+			return ""
 		}
-		return ""
 	}
 	if _, ok := parseMemory(s); !ok {
 		return "argument must be a memory or percent value"
@@ -394,10 +406,10 @@ func showMemoryOrPercent(s string) string {
 func checkOctalPerm(s string) string {
 	n, err := strconv.ParseUint(s, 8, 64)
 	if err != nil {
-		return "argument couldn't be parsed into an integer"
+		return "argument couldn't be parsed as an octal number"
 	}
 	if n > 0o777 {
-		return "argument must be between 0 and 777 inclusive"
+		return "argument must be between 0 and 511 inclusive"
 	}
 	return ""
 }

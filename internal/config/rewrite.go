@@ -197,6 +197,9 @@ func (c *Config) rewriteSetting(st *rewriteState, s *setting, v value) {
 		// it when it is not the default, like every other setting.
 		def, _ := filepath.Abs(s.def.s)
 		st.line(name, name+" "+repr(abs), abs != def)
+	case name == "replicaof":
+		// Never a replica: Redis removes the lines of a primary.
+		st.processed[name] = true
 	case name == "bind":
 		if !changed {
 			st.processed[name] = true
