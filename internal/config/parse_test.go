@@ -633,3 +633,27 @@ func TestRenamesAndObsolete(t *testing.T) {
 		t.Error("an obsolete directive with two values was accepted")
 	}
 }
+
+// TestExampleConf loads the annotated example contrib/cairn.conf: it must
+// load, every value its comments call the default must be the default, and
+// it must set only what it says it does.
+func TestExampleConf(t *testing.T) {
+	c := Default()
+	if err := c.LoadFile(filepath.Join("..", "..", "contrib", "cairn.conf")); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Ignored(); len(got) != 0 {
+		t.Errorf("the example sets settings Cairn ignores: %q", got)
+	}
+	def := Default()
+	var changed []string
+	for i, kv := range c.Get("*") {
+		if d := def.Get("*")[i]; d != kv {
+			changed = append(changed, kv[0]+"="+kv[1])
+		}
+	}
+	// Only what the example says differs from the defaults.
+	if want := []string{"bind=127.0.0.1 -::1", "dir=/var/lib/cairn"}; !reflect.DeepEqual(changed, want) {
+		t.Errorf("the example changes %q, want %q", changed, want)
+	}
+}
