@@ -137,7 +137,7 @@ func followTLS(cfg *config.Config, live *tlsconf.Live, log *slog.Logger) {
 		return ""
 	})
 	for _, h := range config.Help() {
-		if !strings.HasPrefix(h.Name, "tls-") || !h.Live {
+		if !strings.HasPrefix(h.Name, "tls-") || !h.Live || h.Ignored {
 			continue
 		}
 		cfg.OnChange(h.Name, func(string) {
