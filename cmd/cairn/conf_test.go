@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestStockRedisConfServes starts Cairn on Debian's stock redis.conf and on
@@ -195,5 +199,48 @@ func TestConfigRewrite(t *testing.T) {
 	vals, err := p2.client(t).ConfigGet(ctx, "*m*").Result()
 	if err != nil || vals["timeout"] != "60" || vals["maxmemory"] != "1073741824" {
 		t.Errorf("after restart: timeout %q maxmemory %q, %v", vals["timeout"], vals["maxmemory"], err)
+	}
+}
+
+// TestUnixSocket serves clients on a unix socket beside the TCP port, with
+// the permissions unixsocketperm names, over a stale socket file left by an
+// earlier run, and removes the socket at exit.
+func TestUnixSocket(t *testing.T) {
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "cairn.sock")
+	// A socket file left behind by a process that did not clean up.
+	stale, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	_ = stale.Close()
+
+	p := startCairn(t, bin, true, 0, "--dir", filepath.Join(dir, "data"), "--unixsocket", sock, "--unixsocketperm", "700")
+	fi, err := os.Stat(sock)
+	if err != nil || fi.Mode().Perm() != 0o700 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket %v, %v", fi.Mode(), err)
+	}
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.client(t).Get(ctx, "k").Result(); err != nil || got != "v" {
+		t.Errorf("GET over TCP of a key set over the socket = %q, %v", got, err)
+	}
+	if got, err := c.ConfigGet(ctx, "unixsocket*").Result(); err != nil || got["unixsocket"] != sock || got["unixsocketperm"] != "700" {
+		t.Errorf("CONFIG GET unixsocket* = %v, %v", got, err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there after exit: %v", err)
 	}
 }

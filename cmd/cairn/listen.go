@@ -36,7 +36,7 @@ func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 		return nil, err
 	}
 	t := cfg.TLS()
-	if cfg.Port() == 0 && t.Port == 0 {
+	if cfg.Port() == 0 && t.Port == 0 && cfg.UnixSocket() == "" {
 		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
 	}
 	if cfg.Port() != 0 {
@@ -67,10 +67,37 @@ func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 			}
 		}
 	}
+	if path := cfg.UnixSocket(); path != "" {
+		ln, err := listenUnix(path, cfg.UnixSocketPerm())
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, boundListener{ln: ln, addr: path})
+	}
 	if len(out) == 0 {
 		return nil, errors.New("configured to not listen anywhere (no bind address could be used)")
 	}
 	return out, nil
+}
+
+// listenUnix listens on a unix socket as Redis does: a file left at path by
+// an earlier run is removed first, and perm, when not 0, sets the socket's
+// permissions. The listener removes the socket when it closes.
+func listenUnix(path string, perm uint32) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(path)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("unixsocket: %w", err)
+	}
+	if perm != 0 {
+		if err := os.Chmod(path, os.FileMode(perm)); err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("unixsocketperm: %w", err)
+		}
+	}
+	return ln, nil
 }
 
 // listenBind listens on one bind word and port as Redis's listenToPort
@@ -283,6 +310,6 @@ REWRITE, but not applied (a start-up that sets one says so in the log):
 	}
 	fmt.Fprint(w, `
 Refused with the reason: replicaof/slaveof other than "no one",
-cluster-enabled yes, unixsocket other than "", loadmodule, sentinel.
+cluster-enabled yes, loadmodule, sentinel.
 `)
 }

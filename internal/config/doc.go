@@ -16,8 +16,8 @@
 // nothing, and Ignored names the ones a start-up set so that the server can
 // say so in its log: a setting accepted silently would lie to the operator.
 // A Redis setting that would change what clients see if it were ignored
-// (replicaof, cluster-enabled yes, unixsocket, loadmodule) is refused with
-// the reason instead.
+// (replicaof, cluster-enabled yes, loadmodule) is refused with the reason
+// instead.
 //
 // The typed getters (Port, Timeout, RequirePass, ...) read atomics and never
 // block or allocate, so the server may call them on every command. CONFIG SET

@@ -34,8 +34,9 @@ const (
 // SET and CONFIG REWRITE keep them, and a start-up that sets one logs it
 // (see Ignored). Bounds, defaults and mutability are Redis 7.2's, so a
 // value Redis refuses is refused here too. A setting that would change what
-// clients see if it were applied (replicaof, a unix socket, cluster mode)
-// is refused instead, with the reason.
+// clients see if it were ignored (replicaof, cluster mode) is refused
+// instead, with the reason. Two settings here are applied though they keep
+// their values the same way: unixsocket and unixsocketperm.
 var ignoredSettings = []*setting{
 	ignoredBool("activedefrag", "", true, false, whyAlloc),
 	ignoredInt("active-defrag-cycle-max", "", true, 1, 99, 25, whyAlloc),
@@ -213,19 +214,12 @@ var ignoredSettings = []*setting{
 	ignoredInt("tls-session-cache-timeout", "", true, 0, math.MaxInt32, 300, "Go's crypto/tls resumes sessions with tickets"),
 	ignoredBool("tls-session-caching", "", true, true, "Go's crypto/tls resumes sessions with tickets"),
 	{
-		// Refused unless empty: clients told to use the socket would find
-		// nothing there.
-		name: "unixsocket", kind: kindString, ignored: whyProc,
-		refuse: func(v value) string {
-			if v.s != "" {
-				return "unix sockets are not supported by Cairn: clients connect over TCP (bind, port)"
-			}
-			return ""
-		},
-		honoured: func(value) bool { return true },
+		// A unix socket to listen on beside the TCP ports (empty: none).
+		name: "unixsocket", kind: kindString,
 	},
 	{
-		name: "unixsocketperm", kind: kindString, ignored: whyProc,
+		// The socket's permissions, in octal (0: as the umask leaves them).
+		name: "unixsocketperm", kind: kindString,
 		def: value{s: "0"}, check: checkOctalPerm, show: showOctal,
 	},
 }
@@ -475,4 +469,14 @@ func (c *Config) MaxMemoryPolicy() string {
 func (c *Config) getExtra(name string) value {
 	s := lookup(name)
 	return *c.extra[s].Load()
+}
+
+// UnixSocket returns the path of the unix socket to listen on, or "".
+func (c *Config) UnixSocket() string { return c.getExtra("unixsocket").s }
+
+// UnixSocketPerm returns the permissions to give the unix socket; 0 leaves
+// them as the process's umask made them.
+func (c *Config) UnixSocketPerm() uint32 {
+	n, _ := strconv.ParseUint(c.getExtra("unixsocketperm").s, 8, 32)
+	return uint32(n)
 }
