@@ -244,3 +244,49 @@ func TestUnixSocket(t *testing.T) {
 		t.Errorf("the socket is still there after exit: %v", err)
 	}
 }
+
+// TestSupervisedSystemd checks the sd_notify protocol: with supervised
+// systemd, Cairn sends READY=1 on $NOTIFY_SOCKET once it serves and
+// STOPPING=1 when it shuts down; with the default (no) it sends nothing.
+func TestSupervisedSystemd(t *testing.T) {
+	bin := buildCairn(t)
+	for _, mode := range []string{"systemd", "auto", "no"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			sock := filepath.Join(dir, "notify")
+			pc, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pc.Close()
+			t.Setenv("NOTIFY_SOCKET", sock)
+			p := startCairn(t, bin, true, 0, "--dir", filepath.Join(dir, "data"), "--supervised", mode)
+			if err := p.client(t).Ping(context.Background()).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			var got []string
+			buf := make([]byte, 4096)
+			for {
+				_ = pc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+				n, err := pc.Read(buf)
+				if err != nil {
+					break
+				}
+				got = append(got, string(buf[:n]))
+			}
+			want := []string{"STATUS=Ready to accept connections\nREADY=1\n", "STOPPING=1\n"}
+			if mode == "no" {
+				want = nil
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("notifications %q, want %q", got, want)
+			}
+		})
+	}
+}

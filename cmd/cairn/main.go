@@ -167,6 +167,17 @@ func run(args []string, monitorErr error) error {
 		go func() { serveErr <- srv.Serve(l.ln) }()
 	}
 
+	// Under systemd (supervised systemd, or auto with NOTIFY_SOCKET set),
+	// a Type=notify unit learns here that Cairn serves, as from Redis.
+	notifySocket := ""
+	if cfg.SupervisedSystemd(os.Getenv("NOTIFY_SOCKET")) {
+		notifySocket = os.Getenv("NOTIFY_SOCKET")
+		log.Info("supervised by systemd: set TimeoutStartSec and TimeoutStopSec in the unit to fit the data's recovery and shutdown")
+		if err := sdNotify(notifySocket, "STATUS=Ready to accept connections\nREADY=1\n"); err != nil {
+			log.Warn("telling systemd Cairn is ready failed", "err", err)
+		}
+	}
+
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	var failed error
@@ -182,6 +193,9 @@ func run(args []string, monitorErr error) error {
 	}
 	// A second signal while shutting down is left to the default action.
 	signal.Stop(sigs)
+	if err := sdNotify(notifySocket, "STOPPING=1\n"); err != nil {
+		log.Warn("telling systemd Cairn is stopping failed", "err", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {

@@ -107,6 +107,7 @@ var meanings = map[string]string{
 	"tls-port":                          "TLS port (0: none); it listens on every bind address beside port",
 	"tls-prefer-server-ciphers":         "accepted for Redis's configs; Go's server always picks the suite by its own preference",
 	"tls-protocols":                     "TLS versions, e.g. \"TLSv1.2 TLSv1.3\" (empty: those two)",
+	"supervised":                        "systemd, or auto under systemd: tell systemd (sd_notify) when Cairn is ready and when it stops, for Type=notify units; upstart is not supported",
 	"unixsocket":                        "a unix socket to listen on beside the TCP ports (empty: none); its clients count as local for protected-mode",
 	"unixsocketperm":                    "the unix socket's permissions, in octal (0: as the umask leaves them)",
 	"tracking-table-max-keys":           "the most keys CLIENT TRACKING remembers (0: no limit)",

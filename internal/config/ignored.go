@@ -199,7 +199,13 @@ var ignoredSettings = []*setting{
 	ignoredInt("shutdown-timeout", "", true, 0, math.MaxInt32, 10, whyRep),
 	ignoredInt("socket-mark-id", "", false, 0, math.MaxUint32, 0, whyProc),
 	ignoredBool("stop-writes-on-bgsave-error", "", true, true, whyRDB),
-	ignoredEnum("supervised", false, []string{"upstart", "systemd", "auto", "no"}, 3, whyProc),
+	{
+		// systemd (and auto, under systemd) is applied: Cairn tells
+		// systemd when it is ready and when it stops. upstart is not.
+		name: "supervised", kind: kindEnum, ignored: "Cairn speaks systemd's notify protocol only; upstart is not supported",
+		enum: []string{"upstart", "systemd", "auto", "no"}, def: value{n: 3},
+		honoured: func(v value) bool { return v.n != 0 },
+	},
 	ignoredBool("syslog-enabled", "", false, false, whyProc),
 	ignoredEnum("syslog-facility", false, []string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}, 1, whyProc),
 	ignoredString("syslog-ident", false, "redis", whyProc),
@@ -479,4 +485,18 @@ func (c *Config) UnixSocket() string { return c.getExtra("unixsocket").s }
 func (c *Config) UnixSocketPerm() uint32 {
 	n, _ := strconv.ParseUint(c.getExtra("unixsocketperm").s, 8, 32)
 	return uint32(n)
+}
+
+// SupervisedSystemd reports whether Cairn is to tell systemd when it is
+// ready and when it stops (sd_notify): with supervised systemd, or with
+// supervised auto when systemd's NOTIFY_SOCKET is in the environment, as
+// in Redis.
+func (c *Config) SupervisedSystemd(notifySocket string) bool {
+	switch c.getExtra("supervised").n {
+	case 1:
+		return true
+	case 2:
+		return notifySocket != ""
+	}
+	return false
 }
