@@ -582,3 +582,52 @@ func TestCheckTLS(t *testing.T) {
 		t.Fatal("tls-port changed at run time")
 	}
 }
+
+// TestExtraGetters checks the getters of settings kept in Config.extra.
+func TestExtraGetters(t *testing.T) {
+	c := Default()
+	if c.MaxMemory() != 0 || c.MaxMemoryPolicy() != "noeviction" || c.UnixSocket() != "" || c.UnixSocketPerm() != 0 || c.SupervisedSystemd("/run/x") {
+		t.Fatalf("defaults: %d %s %q %o %v", c.MaxMemory(), c.MaxMemoryPolicy(), c.UnixSocket(), c.UnixSocketPerm(), c.SupervisedSystemd("/run/x"))
+	}
+	if err := c.ApplyArgs([]string{"--maxmemory", "2gb", "--maxmemory-policy", "allkeys-lru", "--unixsocket", "/tmp/c.sock", "--unixsocketperm", "770", "--supervised", "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxMemory() != 2<<30 || c.MaxMemoryPolicy() != "allkeys-lru" || c.UnixSocket() != "/tmp/c.sock" || c.UnixSocketPerm() != 0o770 {
+		t.Errorf("set: %d %s %q %o", c.MaxMemory(), c.MaxMemoryPolicy(), c.UnixSocket(), c.UnixSocketPerm())
+	}
+	if !c.SupervisedSystemd("/run/x") || c.SupervisedSystemd("") {
+		t.Error("supervised auto follows NOTIFY_SOCKET")
+	}
+	if got := c.Ignored(); !slices.Equal(got, []string{"maxmemory", "maxmemory-policy"}) {
+		t.Errorf("Ignored() = %q", got)
+	}
+}
+
+// TestSettingsTable checks the table itself: names unique (an alias
+// included), sorted, every setting with a meaning for --help, and every
+// ignored one with its reason.
+func TestSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for i, s := range settings {
+		for _, n := range []string{s.name, s.alias} {
+			if n == "" {
+				continue
+			}
+			if seen[n] {
+				t.Errorf("%s is defined twice", n)
+			}
+			seen[n] = true
+		}
+		if i > 0 && settings[i-1].name >= s.name {
+			t.Errorf("%s is out of order", s.name)
+		}
+		if s.kind == kindEnum && int(s.def.n) >= len(s.enum) {
+			t.Errorf("%s: default out of its enum", s.name)
+		}
+	}
+	for _, h := range Help() {
+		if h.Meaning == "" {
+			t.Errorf("%s has no meaning", h.Name)
+		}
+	}
+}

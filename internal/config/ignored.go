@@ -465,25 +465,32 @@ func (c *Config) Renames() []Rename {
 // MaxMemory returns maxmemory in bytes. Cairn keeps its data on disk and
 // never evicts: the setting is kept for the tools and INFO fields that read
 // it, and bounds nothing.
-func (c *Config) MaxMemory() int64 { return c.getExtra("maxmemory").n }
+func (c *Config) MaxMemory() int64 { return c.getExtra(maxmemorySetting).n }
 
 // MaxMemoryPolicy returns maxmemory-policy's name; see MaxMemory.
 func (c *Config) MaxMemoryPolicy() string {
-	return maxmemoryPolicyNames[c.getExtra("maxmemory-policy").n]
+	return maxmemoryPolicyNames[c.getExtra(maxmemoryPolicySetting).n]
 }
 
-func (c *Config) getExtra(name string) value {
-	s := lookup(name)
-	return *c.extra[s].Load()
-}
+// The settings with getters that keep their values in Config.extra, found
+// once (Go initializes them after settings, which they depend on).
+var (
+	maxmemorySetting       = lookup("maxmemory")
+	maxmemoryPolicySetting = lookup("maxmemory-policy")
+	unixSocketSetting      = lookup("unixsocket")
+	unixSocketPermSetting  = lookup("unixsocketperm")
+	supervisedSetting      = lookup("supervised")
+)
+
+func (c *Config) getExtra(s *setting) value { return *c.extra[s].Load() }
 
 // UnixSocket returns the path of the unix socket to listen on, or "".
-func (c *Config) UnixSocket() string { return c.getExtra("unixsocket").s }
+func (c *Config) UnixSocket() string { return c.getExtra(unixSocketSetting).s }
 
 // UnixSocketPerm returns the permissions to give the unix socket; 0 leaves
 // them as the process's umask made them.
 func (c *Config) UnixSocketPerm() uint32 {
-	n, _ := strconv.ParseUint(c.getExtra("unixsocketperm").s, 8, 32)
+	n, _ := strconv.ParseUint(c.getExtra(unixSocketPermSetting).s, 8, 32)
 	return uint32(n)
 }
 
@@ -492,7 +499,7 @@ func (c *Config) UnixSocketPerm() uint32 {
 // supervised auto when systemd's NOTIFY_SOCKET is in the environment, as
 // in Redis.
 func (c *Config) SupervisedSystemd(notifySocket string) bool {
-	switch c.getExtra("supervised").n {
+	switch c.getExtra(supervisedSetting).n {
 	case 1:
 		return true
 	case 2:

@@ -108,7 +108,7 @@ func (p *parser) parse(text, source string, numbered bool, depth int) error {
 		}
 		s := lookup(args[0])
 		if s == nil {
-			switch name := strings.ToLower(args[0]); {
+			switch name := asciiLower(args[0]); {
 			case name == "include" && len(args) == 2:
 				if depth >= maxIncludeDepth {
 					return fail("include nested too deep (more than " + itoa(maxIncludeDepth) + " files)")
@@ -474,4 +474,14 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// asciiLower lower-cases ASCII letters only, as sdstolower does, so that
+// no other character can stand in for a directive's letter.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
 }

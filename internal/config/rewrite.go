@@ -135,7 +135,7 @@ func (st *rewriteState) read(line string) {
 		st.lines = append(st.lines, "# ??? "+line)
 		return
 	}
-	name := strings.ToLower(args[0])
+	name := asciiLower(args[0])
 	if s != nil {
 		name = s.name
 	}
