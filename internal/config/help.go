@@ -36,6 +36,9 @@ func Help() []SettingHelp {
 		default:
 			kind = "string"
 		}
+		if k, ok := kindNames[s.name]; ok {
+			kind = k
+		}
 		def := s.format(s.def)
 		if s.kind == kindString {
 			def = s.def.s // as written: dir's is relative to where Cairn starts
@@ -50,12 +53,15 @@ func Help() []SettingHelp {
 	return out
 }
 
+// kindNames names the values of the string settings that take a number.
+var kindNames = map[string]string{"unixsocketperm": "octal", "maxmemory-clients": "memory|percent"}
+
 // meanings is each setting's one-line description for --help (the README's
 // table says more).
 var meanings = map[string]string{
 	"appendfsync":                       "always: sync the log before replying; everysec: once a second; no: leave it to the OS",
 	"appendonly":                        "reported for tools that ask; Cairn's write-ahead log is always on (no is kept and ignored)",
-	"bind":                              "addresses to listen on",
+	"bind":                              "addresses to listen on: * is every IPv4 one, ::* every IPv6 one, a leading - marks one that may be missing",
 	"busy-reply-threshold":              "milliseconds a script may run before other clients get BUSY (alias lua-time-limit)",
 	"cache-size":                        "Pebble's block cache",
 	"client-output-buffer-limit":        "per class (normal, slave, pubsub): hard limit, soft limit, soft seconds of unsent replies",
