@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -115,4 +116,33 @@ func TestConfigRewriteWithoutFile(t *testing.T) {
 	if err == nil || err.Error() != "ERR The server is running without a config file" {
 		t.Errorf("CONFIG REWRITE = %v", err)
 	}
+}
+
+// TestDiffConfigRewriteAndHelp compares CONFIG REWRITE on a server started
+// without a configuration file, and CONFIG HELP, with a real redis-server.
+func TestDiffConfigRewriteAndHelp(t *testing.T) {
+	d := newDiffRun(t)
+	d.same("CONFIG", "REWRITE")
+	d.same("CONFIG", "REWRITE", "x")
+	r, c := d.send("CONFIG", "HELP")
+	// Redis 7.2 says "Print this help.", 7.0 "Prints this help.".
+	if r = bytes.Replace(r, []byte("Prints this help."), []byte("Print this help."), 1); !bytes.Equal(r, c) {
+		d.mismatch([]string{"CONFIG", "HELP"}, r, c)
+	}
+	// The settings a stock redis.conf sets and Cairn ignores answer
+	// CONFIG GET and CONFIG SET as Redis's do.
+	for _, cmd := range [][]string{
+		{"CONFIG", "GET", "lazyfree-lazy-user-flush"},
+		{"CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"},
+		{"CONFIG", "GET", "lazyfree-lazy-user-flush"},
+		{"CONFIG", "SET", "activedefrag", "maybe"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "maxmemory", "100mb"},
+		{"CONFIG", "SET", "save", "900 1 300"},
+		{"CONFIG", "SET", "io-threads", "2"},
+		{"CONFIG", "GET", "slave-read-only"},
+	} {
+		d.same(cmd...)
+	}
+	// Redis answers a glob in its dictionary's order.
+	d.sameUnordered(true, "CONFIG", "GET", "maxmemory*")
 }
