@@ -225,6 +225,12 @@ func (c *Config) Set(pairs [][2]string) error {
 		case invalid:
 		case !s.mutable:
 			errName, errText, invalid = p[0], "can't set immutable config", true
+			// Redis can change dir and dbfilename, but only when
+			// enable-protected-configs allows it (not by default),
+			// and says so; Cairn cannot change them at all.
+			if s.protected && c.getExtra(enableProtectedConfigsSetting).n == 0 {
+				errText = "can't set protected config"
+			}
 		default:
 			// A setting named twice is refused, but Redis takes a setting
 			// and its alias together: the later value stays.

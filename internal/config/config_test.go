@@ -202,8 +202,8 @@ func TestSet(t *testing.T) {
 			err: "ERR CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"},
 		{name: "immutable names", pairs: [][2]string{{"bind", "0.0.0.0"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'bind') - can't set immutable config"},
-		{name: "immutable dir", pairs: [][2]string{{"dir", "/tmp"}},
-			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set immutable config"},
+		{name: "protected dir", pairs: [][2]string{{"dir", "/tmp"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"},
 		{name: "immutable cache-size", pairs: [][2]string{{"cache-size", "1"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'cache-size') - can't set immutable config"},
 		{name: "immutable logfile", pairs: [][2]string{{"logfile", ""}},
@@ -628,6 +628,26 @@ func TestSettingsTable(t *testing.T) {
 	for _, h := range Help() {
 		if h.Meaning == "" {
 			t.Errorf("%s has no meaning", h.Name)
+		}
+	}
+}
+
+// TestProtectedConfigs checks that dir and dbfilename are "protected" while
+// enable-protected-configs is no, as in Redis, and immutable otherwise,
+// since Cairn cannot change them live at all.
+func TestProtectedConfigs(t *testing.T) {
+	for _, tt := range []struct{ enable, want string }{
+		{"no", "can't set protected config"},
+		{"yes", "can't set immutable config"},
+		{"local", "can't set immutable config"},
+	} {
+		c := Default()
+		if err := c.ApplyArgs([]string{"--enable-protected-configs", tt.enable}); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Set([][2]string{{"dbfilename", "x.rdb"}})
+		if want := "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - " + tt.want; err == nil || err.Error() != want {
+			t.Errorf("enable-protected-configs %s: %v, want %q", tt.enable, err, want)
 		}
 	}
 }

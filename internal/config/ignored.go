@@ -99,7 +99,7 @@ var ignoredSettings = []*setting{
 	ignoredBool("dynamic-hz", "", true, true, whyExpire),
 	ignoredEnum("enable-debug-command", false, protectedActionNames, 0, whyDebug),
 	ignoredEnum("enable-module-command", false, protectedActionNames, 0, "Cairn loads no modules"),
-	ignoredEnum("enable-protected-configs", false, protectedActionNames, 0, "dir and dbfilename cannot be changed at run time in Cairn"),
+	ignoredEnum("enable-protected-configs", false, protectedActionNames, 0, "Cairn cannot change dir or dbfilename at run time, whatever it says"),
 	ignoredString("ignore-warnings", true, "", whyDebug),
 	ignoredInt("io-threads", "", false, 1, 128, 1, whyThreads),
 	ignoredBool("io-threads-do-reads", "", false, false, whyThreads),
@@ -480,6 +480,8 @@ var (
 	unixSocketSetting      = lookup("unixsocket")
 	unixSocketPermSetting  = lookup("unixsocketperm")
 	supervisedSetting      = lookup("supervised")
+
+	enableProtectedConfigsSetting = lookup("enable-protected-configs")
 )
 
 func (c *Config) getExtra(s *setting) value { return *c.extra[s].Load() }

@@ -77,6 +77,9 @@ type setting struct {
 	// rather than replace it, as Redis's save lines do; the first line of
 	// a load replaces the default.
 	accumulate bool
+	// protected marks a setting Redis lets CONFIG SET change only when
+	// enable-protected-configs allows it (dir, dbfilename).
+	protected bool
 	// refuse, when set, turns down a parsed value that Cairn cannot honour
 	// and must not ignore (cluster-enabled yes), returning the reason.
 	refuse func(value) string
@@ -178,7 +181,7 @@ var applied = []*setting{
 	{
 		// Redis chdirs here and reports getcwd; Cairn keeps the path for
 		// Pebble and reports it made absolute, which is what Redis shows.
-		name: "dir", kind: kindString,
+		name: "dir", kind: kindString, protected: true,
 		def: value{s: "./cairn-data"},
 		check: func(s string) string {
 			if s == "" {
@@ -196,7 +199,7 @@ var applied = []*setting{
 	},
 	{
 		// The RDB file SAVE and BGSAVE write in dir.
-		name: "dbfilename", kind: kindString,
+		name: "dbfilename", kind: kindString, protected: true,
 		def: value{s: "dump.rdb"},
 		check: func(s string) string {
 			if s == "" || strings.ContainsRune(s, '/') {

@@ -140,6 +140,9 @@ func TestDiffConfigRewriteAndHelp(t *testing.T) {
 		{"CONFIG", "SET", "save", "900 1 300"},
 		{"CONFIG", "SET", "io-threads", "2"},
 		{"CONFIG", "GET", "slave-read-only"},
+		{"CONFIG", "SET", "dir", "/tmp"},
+		{"CONFIG", "SET", "dbfilename", "x.rdb"},
+		{"CONFIG", "SET", "daemonize", "yes"},
 	} {
 		d.same(cmd...)
 	}
