@@ -310,6 +310,6 @@ REWRITE, but not applied (a start-up that sets one says so in the log):
 	}
 	fmt.Fprint(w, `
 Refused with the reason: replicaof/slaveof other than "no one",
-cluster-enabled yes, loadmodule, sentinel.
+min-replicas-to-write other than 0, cluster-enabled yes, loadmodule, sentinel.
 `)
 }

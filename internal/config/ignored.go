@@ -139,7 +139,19 @@ var ignoredSettings = []*setting{
 	ignoredInt("maxmemory-eviction-tenacity", "", true, 0, 100, 10, whyMem),
 	ignoredInt("maxmemory-samples", "", true, 1, math.MaxInt32, 5, whyMem),
 	ignoredInt("min-replicas-max-lag", "min-slaves-max-lag", true, 0, math.MaxInt32, 10, whyRep),
-	ignoredInt("min-replicas-to-write", "min-slaves-to-write", true, 0, math.MaxInt32, 0, whyRep),
+	{
+		// Refused above 0: Redis would then refuse every write for want
+		// of replicas (NOREPLICAS), which Cairn, having none, would not.
+		name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt32, ignored: whyRep,
+		refuse: func(v value) string {
+			if v.n != 0 {
+				return "min-replicas-to-write needs replicas, and replication is not supported by Cairn yet"
+			}
+			return ""
+		},
+		honoured: func(value) bool { return true },
+	},
 	ignoredBool("no-appendfsync-on-rewrite", "", true, false, whyAOF),
 	ignoredEnum("oom-score-adj", true, []string{"no", "yes", "relative", "absolute"}, 0, whyProc),
 	{

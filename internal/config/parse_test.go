@@ -270,6 +270,8 @@ pidfile /run/cairn.pid
 			errLine: 2, errText: "cluster-enabled yes", reason: "cluster mode is not supported by Cairn"},
 		{name: "unixsocketperm not octal", content: "unixsocketperm 789",
 			errLine: 1, errText: "unixsocketperm 789", reason: "argument couldn't be parsed as an octal number"},
+		{name: "min-replicas-to-write", content: "min-replicas-to-write 0\nmin-slaves-to-write 1",
+			errLine: 2, errText: "min-slaves-to-write 1", reason: "min-replicas-to-write needs replicas, and replication is not supported by Cairn yet"},
 		{name: "loadmodule", content: "loadmodule /x.so a",
 			errLine: 1, errText: "loadmodule /x.so a", reason: "modules are not supported by Cairn"},
 		{name: "bad save", content: "save 900",
