@@ -43,12 +43,24 @@ var allowEmpty = map[string]bool{
 // crash leaves one or the other.
 //
 // The error's text is what Redis puts after "ERR Rewriting config file: ".
+//
+// Two things Redis does not do: a symbolic link is followed, so the file it
+// points to is rewritten and the link stays; and the file keeps its
+// permissions (a file holding requirepass may be readable by its owner
+// only), a new one getting 0644.
 func (c *Config) Rewrite(path string) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rewriteError(err)
 	}
-	if err := writeAtomically(path, []byte(c.rewriteText(string(old)))); err != nil {
+	if err := writeAtomically(path, []byte(c.rewriteText(string(old))), perm); err != nil {
 		return rewriteError(err)
 	}
 	return nil
@@ -295,10 +307,10 @@ func formatMemory(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// writeAtomically replaces the file at path with data: a temporary file
-// beside it is written, synced and renamed over it, then the directory is
-// synced, as Redis's rewriteConfigOverwriteFile does.
-func writeAtomically(path string, data []byte) (err error) {
+// writeAtomically replaces the file at path with data and permissions
+// perm: a temporary file beside it is written, synced and renamed over it,
+// then the directory is synced, as Redis's rewriteConfigOverwriteFile does.
+func writeAtomically(path string, data []byte, perm fs.FileMode) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -315,7 +327,7 @@ func writeAtomically(path string, data []byte) (err error) {
 	if err = f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
