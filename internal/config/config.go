@@ -105,7 +105,15 @@ func (c *Config) LoadFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("config: can't open config file: %w", err)
 	}
-	return c.load(string(data), path, true)
+	p := &parser{read: os.ReadFile, glob: filepath.Glob}
+	if abs, err := filepath.Abs(path); err == nil {
+		p.open = []string{abs}
+	}
+	if err := p.parse(string(data), path, true, 0); err != nil {
+		return err
+	}
+	c.apply(p.out)
+	return nil
 }
 
 // ApplyArgs applies redis-server style command-line options, such as

@@ -25,6 +25,7 @@ func FuzzLoad(f *testing.F) {
 		"port 'abc\n",
 		"foo bar\n",
 		"include x.conf\n",
+		"include a\ninclude b\ninclude c*\ninclude d\n",
 		"bind" + strings.Repeat(" a", 17),
 		"port 1\x00junk\nport 2\n",
 		"\x00",
@@ -43,6 +44,14 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		c := Default()
 		before := c.Get("*")
+		// Included files, all holding this same text, must be followed
+		// without end or panic: cycles and fan-out are bounded.
+		inc := &parser{
+			read: func(string) ([]byte, error) { return []byte(text), nil },
+			glob: func(p string) ([]string, error) { return []string{p + "1", p + "2"}, nil },
+		}
+		_ = inc.parse(text, "fuzz", true, 0)
+
 		// parseText reads no included file, so the fuzzer cannot reach
 		// the file system.
 		ds, err := parseText(text, "fuzz", true)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -54,10 +55,14 @@ type directive struct {
 	obsolete string
 }
 
-// maxIncludeDepth bounds include nesting, so that a file that includes
-// itself is an error rather than a stack overflow (Redis recurses without
-// bound).
-const maxIncludeDepth = 16
+// maxIncludeDepth bounds include nesting and maxIncludes the files one load
+// may include in all, so that no configuration can make a start-up recurse
+// or fan out without end (Redis recurses without bound, and crashes on a
+// file that includes itself).
+const (
+	maxIncludeDepth = 16
+	maxIncludes     = 1024
+)
 
 // parser reads configuration text. read opens included files; nil makes
 // every include fail, as for text that is not from a file system.
@@ -65,6 +70,10 @@ type parser struct {
 	read func(path string) ([]byte, error)
 	glob func(pattern string) ([]string, error)
 	out  []directive
+	// open is the files being included, outermost first, to refuse a
+	// cycle; included counts every file included so far.
+	open     []string
+	included int
 }
 
 // parseText reads redis.conf text the way Redis's
@@ -164,11 +173,24 @@ func (p *parser) include(path string, depth int) error {
 		}
 	}
 	for _, f := range paths {
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if slices.Contains(p.open, key) {
+			return fmt.Errorf("include cycle: '%s' includes itself", f)
+		}
+		if p.included++; p.included > maxIncludes {
+			return fmt.Errorf("more than %d files included", maxIncludes)
+		}
 		data, err := p.read(f)
 		if err != nil {
 			return fmt.Errorf("can't open config file '%s': %w", f, err)
 		}
-		if err := p.parse(string(data), f, true, depth); err != nil {
+		p.open = append(p.open, key)
+		err = p.parse(string(data), f, true, depth)
+		p.open = p.open[:len(p.open)-1]
+		if err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -543,6 +544,12 @@ func TestInclude(t *testing.T) {
 	self := filepath.Join(dir, "self.conf")
 	write("self.conf", "include "+self+"\n")
 	bad := write("bad.conf", "port 1\nnosuch 1\n")
+	// A chain of 20 files, each including the next.
+	for i := 20; i > 0; i-- {
+		write("chain"+strconv.Itoa(i)+".conf", "include "+filepath.Join(dir, "chain"+strconv.Itoa(i+1)+".conf")+"\n")
+	}
+	write("chain21.conf", "port 7300\n")
+	chain := filepath.Join(dir, "chain1.conf")
 	tests := []struct {
 		name, text string
 		port       int
@@ -555,7 +562,10 @@ func TestInclude(t *testing.T) {
 		{name: "glob matching nothing", text: "port 7200\ninclude " + filepath.Join(dir, "none", "*.conf") + "\n", port: 7200},
 		{name: "missing file", text: "include " + filepath.Join(dir, "missing.conf"), err: "can't open config file"},
 		{name: "error inside", text: "include " + bad, err: "bad.conf:2: 'nosuch 1': Bad directive or wrong number of arguments"},
-		{name: "itself", text: "include " + self, err: "include nested too deep"},
+		{name: "itself", text: "include " + self, err: "include cycle: '" + self + "' includes itself"},
+		{name: "the main file", text: "include " + filepath.Join(dir, "main.conf"), err: "includes itself"},
+		{name: "deep", text: "include " + chain, err: "include nested too deep"},
+		{name: "diamond", text: "include " + base + "\ninclude " + base + "\n", port: 7000, timeout: 5 * time.Second},
 		{name: "two words", text: "include a b", err: "Bad directive or wrong number of arguments"},
 	}
 	for _, tt := range tests {
