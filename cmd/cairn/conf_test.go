@@ -290,3 +290,33 @@ func TestSupervisedSystemd(t *testing.T) {
 		})
 	}
 }
+
+// TestPidFile checks that the pid file holds the process id while Cairn
+// runs and is removed at exit, and that one Cairn cannot write is reported
+// and does not stop the start, as in Redis.
+func TestPidFile(t *testing.T) {
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "cairn.pid")
+	p := startCairn(t, bin, true, 0, "--dir", filepath.Join(dir, "a"), "--pidfile", pf)
+	if got, err := os.ReadFile(pf); err != nil || string(got) != strconv.Itoa(p.cmd.Process.Pid)+"\n" {
+		t.Errorf("pid file %q, %v", got, err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(pf); !os.IsNotExist(err) {
+		t.Errorf("the pid file is still there: %v", err)
+	}
+
+	p = startCairn(t, bin, true, 0, "--dir", filepath.Join(dir, "b"), "--pidfile", filepath.Join(dir, "missing", "cairn.pid"))
+	if err := p.client(t).Ping(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.out.String(), "Failed to write PID file") {
+		t.Errorf("the unwritable pid file was not reported:\n%s", p.out)
+	}
+}

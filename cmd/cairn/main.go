@@ -112,11 +112,14 @@ func run(args []string, monitorErr error) error {
 		return err
 	}
 
+	// The pid file is best effort, as in Redis: a stock redis.conf names
+	// /run/redis/redis-server.pid, which a user may not be able to write.
 	if pf := cfg.PidFile(); pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			return fmt.Errorf("write pidfile: %w", err)
+			log.Warn("Failed to write PID file", "err", err)
+		} else {
+			defer os.Remove(pf)
 		}
-		defer os.Remove(pf)
 	}
 
 	eng, st, err := openStorage(cfg, log)
