@@ -323,7 +323,7 @@ func parseCLong(w string) (int64, bool) {
 	}
 	n, err := strconv.ParseUint(w, 10, 64)
 	if err != nil {
-		// strtoll saturates an overlong number, and so is it here.
+		// strtoll saturates an overlong number; so does this.
 		for _, c := range []byte(w) {
 			if c < '0' || c > '9' {
 				return 0, false
