@@ -36,7 +36,7 @@ func startRenamed(t *testing.T, renames ...string) *testServer {
 // new name only, from a client, inside MULTI and from a script, and that a
 // disabled one is gone from COMMAND COUNT, as with Redis's rename-command.
 func TestRenameCommandEverywhere(t *testing.T) {
-	ts := startRenamed(t, "get", "fetch", "FLUSHALL", "")
+	ts := startRenamed(t, "get", "fetch", "FLUSHALL", "", "config", "cfg")
 	c := ts.client(t, 2)
 	ctx := context.Background()
 	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
@@ -49,6 +49,13 @@ func TestRenameCommandEverywhere(t *testing.T) {
 		if err := c.Do(ctx, args...).Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR unknown command") {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+	// A renamed container keeps its subcommands.
+	if got, err := c.Do(ctx, "CFG", "GET", "hz").StringSlice(); err != nil || len(got) != 2 || got[1] != "100" {
+		t.Errorf("CFG GET hz = %q, %v", got, err)
+	}
+	if err := c.Do(ctx, "CONFIG", "GET", "hz").Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR unknown command") {
+		t.Errorf("CONFIG GET hz after the rename: %v", err)
 	}
 	// MULTI queues by the new name.
 	pipe := c.TxPipeline()
