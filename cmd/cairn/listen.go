@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,36 +36,120 @@ func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
 		return nil, err
 	}
 	t := cfg.TLS()
-	if cfg.Port() == 0 && t.Port == 0 {
+	if cfg.Port() == 0 && t.Port == 0 && cfg.UnixSocket() == "" {
 		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
 	}
-	for _, addr := range cfg.Bind() {
-		if cfg.Port() == 0 {
-			break
+	if cfg.Port() != 0 {
+		for _, word := range cfg.Bind() {
+			ln, err := listenBind(word, cfg.Port(), log)
+			if err != nil {
+				return fail(fmt.Errorf("listen: %w", err))
+			}
+			if ln != nil {
+				out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
+			}
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port())))
+	}
+	if t.Port != 0 {
+		tc, err := tlsconf.Build(t)
 		if err != nil {
-			return fail(fmt.Errorf("listen: %w", err))
+			return fail(fmt.Errorf("TLS: %w", err))
 		}
-		out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
+		live := tlsconf.NewLive(tc)
+		followTLS(cfg, live, log)
+		for _, word := range cfg.Bind() {
+			ln, err := listenBind(word, t.Port, log)
+			if err != nil {
+				return fail(fmt.Errorf("listen (tls-port): %w", err))
+			}
+			if ln != nil {
+				out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
+			}
+		}
 	}
-	if t.Port == 0 {
-		return out, nil
-	}
-	tc, err := tlsconf.Build(t)
-	if err != nil {
-		return fail(fmt.Errorf("TLS: %w", err))
-	}
-	live := tlsconf.NewLive(tc)
-	followTLS(cfg, live, log)
-	for _, addr := range cfg.Bind() {
-		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(t.Port)))
+	if path := cfg.UnixSocket(); path != "" {
+		ln, err := listenUnix(path, cfg.UnixSocketPerm())
 		if err != nil {
-			return fail(fmt.Errorf("listen (tls-port): %w", err))
+			return fail(err)
 		}
-		out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
+		out = append(out, boundListener{ln: ln, addr: path})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("configured to not listen anywhere (no bind address could be used)")
 	}
 	return out, nil
+}
+
+// listenUnix listens on a unix socket as Redis does: a file left at path by
+// an earlier run is removed first, and perm, when not 0, sets the socket's
+// permissions. The listener removes the socket when it closes.
+func listenUnix(path string, perm uint32) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(path)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("unixsocket: %w", err)
+	}
+	if perm != 0 {
+		if err := os.Chmod(path, os.FileMode(perm)); err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("unixsocketperm: %w", err)
+		}
+	}
+	return ln, nil
+}
+
+// listenBind listens on one bind word and port as Redis's listenToPort
+// does: "*" is every IPv4 address and "::*" every IPv6 one; an address
+// with a ':' is IPv6 and listens on IPv6 only (so "* ::*" can share a
+// port); a leading '-' marks an address that is skipped, with a warning,
+// when the machine does not have it. A protocol the machine lacks (no
+// IPv6) is skipped likewise whether or not the address is optional. A nil
+// listener and nil error mean the address was skipped.
+func listenBind(word string, port int, log *slog.Logger) (net.Listener, error) {
+	network, host, optional := bindTarget(word)
+	lc := net.ListenConfig{}
+	if network == "tcp6" {
+		lc.Control = func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			err := rc.Control(func(fd uintptr) {
+				serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IPV6, syscall.IPV6_V6ONLY, 1)
+			})
+			return errors.Join(err, serr)
+		}
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	ln, err := lc.Listen(context.Background(), network, addr)
+	if err == nil {
+		return ln, nil
+	}
+	skip := optional && errors.Is(err, syscall.EADDRNOTAVAIL)
+	for _, e := range []syscall.Errno{syscall.ENOPROTOOPT, syscall.EPROTONOSUPPORT, syscall.ESOCKTNOSUPPORT, syscall.EPFNOSUPPORT, syscall.EAFNOSUPPORT} {
+		skip = skip || errors.Is(err, e)
+	}
+	if skip {
+		log.Warn("could not create server TCP listening socket; skipped", "addr", addr, "err", err)
+		return nil, nil
+	}
+	return nil, err
+}
+
+// bindTarget reads a bind word: the network and host to listen on, and
+// whether the address is optional (a leading '-').
+func bindTarget(word string) (network, host string, optional bool) {
+	if strings.HasPrefix(word, "-") {
+		word, optional = word[1:], true
+	}
+	switch {
+	case word == "*":
+		return "tcp4", "0.0.0.0", optional
+	case word == "::*":
+		return "tcp6", "::", optional
+	case strings.Contains(word, ":"):
+		return "tcp6", word, optional
+	}
+	return "tcp4", word, optional
 }
 
 // followTLS makes CONFIG SET of the tls-* settings take effect for new
@@ -79,7 +164,7 @@ func followTLS(cfg *config.Config, live *tlsconf.Live, log *slog.Logger) {
 		return ""
 	})
 	for _, h := range config.Help() {
-		if !strings.HasPrefix(h.Name, "tls-") || !h.Live {
+		if !strings.HasPrefix(h.Name, "tls-") || !h.Live || h.Ignored {
 			continue
 		}
 		cfg.OnChange(h.Name, func(string) {
@@ -171,10 +256,12 @@ func parseLocks(text string, dev, ino uint64, self int) int {
 func unixMajor(dev uint64) uint64 { return ((dev >> 8) & 0xfff) | ((dev >> 32) &^ 0xfff) }
 func unixMinor(dev uint64) uint64 { return (dev & 0xff) | ((dev >> 12) &^ 0xff) }
 
-// printHelp writes the usage and every setting with its default, whether
-// CONFIG SET changes it live, and its meaning.
+// printHelp writes the usage, every setting Cairn applies with its
+// default, whether CONFIG SET changes it live, and its meaning, then the
+// Redis settings it accepts without applying them, grouped by why.
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Usage: cairn [/path/to/cairn.conf] [--setting value ...]
+       cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
        cairn --version
        cairn --help
        cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
@@ -183,11 +270,23 @@ func printHelp(w io.Writer) {
        cairn backup --addr HOST:PORT [--user USER] [--password PASSWORD] DESTDIR
        cairn restore BACKUPDIR DATADIR
 
-The config file uses redis.conf syntax; settings on the command line follow
-it and win. Settings (default; live = changeable with CONFIG SET):
+The config file uses redis.conf syntax (include and rename-command too); a
+stock redis.conf loads. Settings on the command line follow it and win.
+An annotated example is contrib/cairn.conf in Cairn's repository.
+
+Settings (default; live = changeable with CONFIG SET):
 
 `)
+	var whys []string
+	byWhy := map[string][]string{}
 	for _, h := range config.Help() {
+		if h.Ignored && !h.Own {
+			if byWhy[h.Why] == nil {
+				whys = append(whys, h.Why)
+			}
+			byWhy[h.Why] = append(byWhy[h.Why], h.Name)
+			continue
+		}
 		def := h.Default
 		if def == "" {
 			def = `""`
@@ -198,4 +297,24 @@ it and win. Settings (default; live = changeable with CONFIG SET):
 		}
 		fmt.Fprintf(w, "  --%s <%s>  (default %s%s)\n      %s\n", h.Name, h.Kind, def, live, h.Meaning)
 	}
+	fmt.Fprint(w, `
+Redis settings accepted, kept, shown by CONFIG GET and written by CONFIG
+REWRITE, but not applied (a start-up that sets one says so in the log):
+`)
+	for _, why := range whys {
+		fmt.Fprintf(w, "\n  %s:\n", why)
+		line := "     "
+		for _, name := range byWhy[why] {
+			if len(line)+1+len(name) > 79 {
+				fmt.Fprintln(w, line)
+				line = "     "
+			}
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprint(w, `
+Refused with the reason: replicaof/slaveof other than "no one",
+min-replicas-to-write other than 0, cluster-enabled yes, loadmodule, sentinel.
+`)
 }

@@ -34,8 +34,10 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,6 +91,11 @@ func run(args []string, monitorErr error) error {
 		if err := cfg.LoadFile(configFile); err != nil {
 			return err
 		}
+		// CONFIG REWRITE and INFO's config_file name it absolute, as
+		// Redis does.
+		if abs, err := filepath.Abs(configFile); err == nil {
+			configFile = abs
+		}
 		args = args[1:]
 	}
 	if err := cfg.ApplyArgs(args); err != nil {
@@ -111,6 +118,9 @@ func run(args []string, monitorErr error) error {
 	// into a flood: repeats of a line are counted and summarised.
 	log := slog.New(logthrottle.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: &level}), logthrottle.DefaultWindow))
 	slog.SetDefault(log)
+	if ignored := cfg.Ignored(); len(ignored) > 0 {
+		log.Warn("accepted for Redis compatibility but not applied by Cairn (cairn --help says why)", "settings", strings.Join(ignored, " "))
+	}
 	if monitorErr != nil {
 		log.Warn("the Go runtime's monitor thread keeps its default wake-ups", "err", monitorErr)
 	}
@@ -119,11 +129,14 @@ func run(args []string, monitorErr error) error {
 		return err
 	}
 
+	// The pid file is best effort, as in Redis: a stock redis.conf names
+	// /run/redis/redis-server.pid, which a user may not be able to write.
 	if pf := cfg.PidFile(); pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			return fmt.Errorf("write pidfile: %w", err)
+			log.Warn("Failed to write PID file", "err", err)
+		} else {
+			defer os.Remove(pf)
 		}
-		defer os.Remove(pf)
 	}
 
 	eng, st, err := openStorage(cfg, log)
@@ -142,7 +155,10 @@ func run(args []string, monitorErr error) error {
 			return err
 		}
 	}
-	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	srv, err := server.Build(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	if err != nil {
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
 	if addr := cfg.MetricsAddr(); addr != "" {
 		if err := serveMetrics(addr, srv, log); err != nil {
 			return err
@@ -171,6 +187,17 @@ func run(args []string, monitorErr error) error {
 		go func() { serveErr <- srv.Serve(l.ln) }()
 	}
 
+	// Under systemd (supervised systemd, or auto with NOTIFY_SOCKET set),
+	// a Type=notify unit learns here that Cairn serves, as from Redis.
+	notifySocket := ""
+	if cfg.SupervisedSystemd(os.Getenv("NOTIFY_SOCKET")) {
+		notifySocket = os.Getenv("NOTIFY_SOCKET")
+		log.Info("supervised by systemd: set TimeoutStartSec and TimeoutStopSec in the unit to fit the data's recovery and shutdown")
+		if err := sdNotify(notifySocket, "STATUS=Ready to accept connections\nREADY=1\n"); err != nil {
+			log.Warn("telling systemd Cairn is ready failed", "err", err)
+		}
+	}
+
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	var failed error
@@ -186,6 +213,9 @@ func run(args []string, monitorErr error) error {
 	}
 	// A second signal while shutting down is left to the default action.
 	signal.Stop(sigs)
+	if err := sdNotify(notifySocket, "STOPPING=1\n"); err != nil {
+		log.Warn("telling systemd Cairn is stopping failed", "err", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,7 +35,8 @@ type Config struct {
 	outputBufferLimits                 atomic.Pointer[[]string] // normalized: 3 classes × 4 words
 	dir, logFile, pidFile, requirePass atomic.Pointer[string]
 	notifyEvents                       atomic.Pointer[string]
-	pprofAddr, metricsAddr, save       atomic.Pointer[string]
+	pprofAddr, metricsAddr             atomic.Pointer[string]
+	save                               atomic.Pointer[[]string]
 	dbFilename                         atomic.Pointer[string]
 	masterAuth, masterUser             atomic.Pointer[string]
 	replicaOf                          atomic.Pointer[[]string]
@@ -64,11 +67,32 @@ type Config struct {
 	tlsCACertFile, tlsCACertDir              atomic.Pointer[string]
 	tlsProtocols, tlsCiphers                 atomic.Pointer[string]
 	tlsCiphersuites                          atomic.Pointer[string]
+
+	// extra holds the values of the settings with no field of their own
+	// (the ignored ones). Default fills the map; it is only read after.
+	extra map[*setting]*atomic.Pointer[value]
+	// explicit records the settings a file or the command line named, and
+	// obsolete the names of the obsolete directives they held, for
+	// Ignored; renames is the rename-command lines in order. All three are
+	// guarded by mu.
+	explicit map[*setting]bool
+	obsolete []string
+	renames  []Rename
 }
 
 // Default returns a configuration holding every setting's default.
 func Default() *Config {
-	c := &Config{hooks: make(map[*setting][]func(string)), checks: make(map[*setting]func(string) string)}
+	c := &Config{
+		hooks:    make(map[*setting][]func(string)),
+		checks:   make(map[*setting]func(string) string),
+		extra:    make(map[*setting]*atomic.Pointer[value]),
+		explicit: make(map[*setting]bool),
+	}
+	for _, s := range settings {
+		if s.num == nil && s.str == nil && s.list == nil {
+			c.extra[s] = new(atomic.Pointer[value])
+		}
+	}
 	for _, s := range settings {
 		s.store(c, s.def)
 	}
@@ -84,7 +108,15 @@ func (c *Config) LoadFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("config: can't open config file: %w", err)
 	}
-	return c.load(string(data), path, true)
+	p := &parser{read: os.ReadFile, glob: filepath.Glob}
+	if abs, err := filepath.Abs(path); err == nil {
+		p.open = []string{abs}
+	}
+	if err := p.parse(string(data), path, true, 0); err != nil {
+		return err
+	}
+	c.apply(p.out)
+	return nil
 }
 
 // ApplyArgs applies redis-server style command-line options, such as
@@ -97,21 +129,42 @@ func (c *Config) ApplyArgs(args []string) error {
 }
 
 func (c *Config) load(text, source string, numbered bool) error {
-	ds, err := parseText(text, source, numbered)
-	if err != nil {
+	p := &parser{read: os.ReadFile, glob: filepath.Glob}
+	if err := p.parse(text, source, numbered, 0); err != nil {
 		return err
 	}
+	c.apply(p.out)
+	return nil
+}
+
+// apply commits parsed directives at once.
+func (c *Config) apply(ds []directive) {
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The first line of an accumulating setting (save) replaces its value,
+	// later ones add to it; an empty one clears it, as in Redis.
+	started := make(map[*setting]bool)
 	for _, d := range ds {
-		if d.s.merge != nil {
-			d.v.list = d.s.merge(d.s.load(c).list, d.v.list)
+		switch {
+		case d.rename != nil:
+			c.renames = append(c.renames, *d.rename)
+			continue
+		case d.obsolete != "":
+			c.obsolete = append(c.obsolete, d.obsolete)
+			continue
 		}
+		switch {
+		case d.s.merge != nil:
+			d.v.list = d.s.merge(d.s.load(c).list, d.v.list)
+		case d.s.accumulate && started[d.s] && len(d.v.list) > 0:
+			d.v.list = append(slices.Clone(d.s.load(c).list), d.v.list...)
+		}
+		started[d.s] = true
 		d.s.store(c, d.v)
+		c.explicit[d.s] = true
 	}
-	return nil
 }
 
 // Get answers CONFIG GET: the name and value of every setting matching any
@@ -183,6 +236,12 @@ func (c *Config) Set(pairs [][2]string) error {
 		case invalid:
 		case !s.mutable:
 			errName, errText, invalid = p[0], "can't set immutable config", true
+			// Redis can change dir and dbfilename, but only when
+			// enable-protected-configs allows it (not by default),
+			// and says so; Cairn cannot change them at all.
+			if s.protected && c.getExtra(enableProtectedConfigsSetting).n == 0 {
+				errText = "can't set protected config"
+			}
 		default:
 			// A setting named twice is refused, but Redis takes a setting
 			// and its alias together: the later value stays.
@@ -539,12 +598,12 @@ func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string
 	// The candidate is a copy of the live TLS settings with the new values.
 	cand := &Config{}
 	for _, s := range settings {
-		if strings.HasPrefix(s.name, "tls-") {
+		if strings.HasPrefix(s.name, "tls-") && s.ignored == "" {
 			s.store(cand, s.load(c))
 		}
 	}
 	for i, s := range targets {
-		if strings.HasPrefix(s.name, "tls-") {
+		if strings.HasPrefix(s.name, "tls-") && s.ignored == "" {
 			s.store(cand, values[i])
 			if at == "" {
 				at = s.name

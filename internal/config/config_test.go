@@ -34,8 +34,8 @@ func TestGet(t *testing.T) {
 		{"client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
 		{"client-query-buffer-limit", "1073741824"},
 		{"databases", "16"},
-		{"dir", absDir},
 		{"dbfilename", "dump.rdb"},
+		{"dir", absDir},
 		{"hash-max-listpack-entries", "512"},
 		{"hash-max-ziplist-entries", "512"},
 		{"hash-max-listpack-value", "64"},
@@ -55,8 +55,8 @@ func TestGet(t *testing.T) {
 		{"metrics-addr", ""},
 		{"notify-keyspace-events", ""},
 		{"pidfile", ""},
-		{"pprof-addr", ""},
 		{"port", "6379"},
+		{"pprof-addr", ""},
 		{"procs", "0"},
 		{"protected-mode", "yes"},
 		{"proto-max-bulk-len", "536870912"},
@@ -103,7 +103,7 @@ func TestGet(t *testing.T) {
 		{[]string{"PORT", "port"}, [][2]string{{"PORT", "6379"}}},
 		// A pattern is answered under the setting's own name.
 		{[]string{"PO*"}, [][2]string{{"port", "6379"}}},
-		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"pprof-addr", ""}, {"port", "6379"}, {"procs", "0"}, {"protected-mode", "yes"}, {"proto-max-bulk-len", "536870912"}}},
+		{[]string{"p*"}, [][2]string{{"pidfile", ""}, {"port", "6379"}, {"pprof-addr", ""}, {"procs", "0"}, {"protected-mode", "yes"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"port", "p*"}, [][2]string{{"port", "6379"}, {"pidfile", ""}, {"pprof-addr", ""}, {"procs", "0"}, {"protected-mode", "yes"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"[mp][ar][xo][ct][lo]*"}, [][2]string{{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
 		{[]string{"[bh][iz]*"}, [][2]string{{"bind", "127.0.0.1"}, {"hz", "10"}}},
@@ -115,7 +115,8 @@ func TestGet(t *testing.T) {
 		{[]string{"timeout", "tcp-keepalive", "timeout"}, [][2]string{{"timeout", "0"}, {"tcp-keepalive", "300"}}},
 		{[]string{"nosuch"}, nil},
 		{[]string{"nosuch*"}, nil},
-		{[]string{"maxmemory"}, nil},
+		{[]string{"maxmemory"}, [][2]string{{"maxmemory", "0"}}},
+		{[]string{"rdbcompression", "save"}, [][2]string{{"rdbcompression", "yes"}, {"save", ""}}},
 		// Glob characters count up to the first NUL, and a glob ends
 		// there, but an exact name is whole; only ASCII letters fold.
 		{[]string{"maxclients\x00*"}, nil},
@@ -128,7 +129,14 @@ func TestGet(t *testing.T) {
 	}
 	c := Default()
 	for _, tt := range tests {
-		if got := c.Get(tt.patterns...); !reflect.DeepEqual(got, tt.want) {
+		// The ignored settings (ignored.go) have their own test.
+		var got [][2]string
+		for _, kv := range c.Get(tt.patterns...) {
+			if s := lookup(kv[0]); s == nil || slices.Contains(applied, s) || slices.Contains(tt.patterns, kv[0]) {
+				got = append(got, kv)
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Get(%q) =\n %q\nwant %q", tt.patterns, got, tt.want)
 		}
 	}
@@ -179,8 +187,10 @@ func TestSet(t *testing.T) {
 
 		{name: "unknown", pairs: [][2]string{{"foo", "bar"}},
 			err: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
-		{name: "redis setting cairn lacks", pairs: [][2]string{{"maxmemory", "1"}},
-			err: "ERR Unknown option or number of arguments for CONFIG SET - 'maxmemory'"},
+		{name: "redis setting cairn lacks", pairs: [][2]string{{"cluster-config-file", "x"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'cluster-config-file') - can't set immutable config"},
+		{name: "ignored setting", pairs: [][2]string{{"maxmemory", "1gb"}, {"rdbcompression", "no"}},
+			change: func(*snapshot) {}},
 		// Names are looked up whole but quoted up to the NUL.
 		{name: "unknown with NUL", pairs: [][2]string{{"timeout\x00", "1"}},
 			err: "ERR Unknown option or number of arguments for CONFIG SET - 'timeout'"},
@@ -198,8 +208,8 @@ func TestSet(t *testing.T) {
 			err: "ERR CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"},
 		{name: "immutable names", pairs: [][2]string{{"bind", "0.0.0.0"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'bind') - can't set immutable config"},
-		{name: "immutable dir", pairs: [][2]string{{"dir", "/tmp"}},
-			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set immutable config"},
+		{name: "protected dir", pairs: [][2]string{{"dir", "/tmp"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"},
 		{name: "immutable cache-size", pairs: [][2]string{{"cache-size", "1"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'cache-size') - can't set immutable config"},
 		{name: "immutable logfile", pairs: [][2]string{{"logfile", ""}},
@@ -594,6 +604,75 @@ func TestReplicaOfSetting(t *testing.T) {
 	for _, bad := range [][]string{{"--replicaof", "host"}, {"--replicaof", "host", "70000"}, {"--replicaof", "a", "1", "2"}} {
 		if err := Default().ApplyArgs(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestExtraGetters checks the getters of settings kept in Config.extra.
+func TestExtraGetters(t *testing.T) {
+	c := Default()
+	if c.MaxMemory() != 0 || c.MaxMemoryPolicy() != "noeviction" || c.UnixSocket() != "" || c.UnixSocketPerm() != 0 || c.SupervisedSystemd("/run/x") {
+		t.Fatalf("defaults: %d %s %q %o %v", c.MaxMemory(), c.MaxMemoryPolicy(), c.UnixSocket(), c.UnixSocketPerm(), c.SupervisedSystemd("/run/x"))
+	}
+	if err := c.ApplyArgs([]string{"--maxmemory", "2gb", "--maxmemory-policy", "allkeys-lru", "--unixsocket", "/tmp/c.sock", "--unixsocketperm", "770", "--supervised", "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxMemory() != 2<<30 || c.MaxMemoryPolicy() != "allkeys-lru" || c.UnixSocket() != "/tmp/c.sock" || c.UnixSocketPerm() != 0o770 {
+		t.Errorf("set: %d %s %q %o", c.MaxMemory(), c.MaxMemoryPolicy(), c.UnixSocket(), c.UnixSocketPerm())
+	}
+	if !c.SupervisedSystemd("/run/x") || c.SupervisedSystemd("") {
+		t.Error("supervised auto follows NOTIFY_SOCKET")
+	}
+	if got := c.Ignored(); !slices.Equal(got, []string{"maxmemory", "maxmemory-policy"}) {
+		t.Errorf("Ignored() = %q", got)
+	}
+}
+
+// TestSettingsTable checks the table itself: names unique (an alias
+// included), sorted, every setting with a meaning for --help, and every
+// ignored one with its reason.
+func TestSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for i, s := range settings {
+		for _, n := range []string{s.name, s.alias} {
+			if n == "" {
+				continue
+			}
+			if seen[n] {
+				t.Errorf("%s is defined twice", n)
+			}
+			seen[n] = true
+		}
+		if i > 0 && settings[i-1].name >= s.name {
+			t.Errorf("%s is out of order", s.name)
+		}
+		if s.kind == kindEnum && int(s.def.n) >= len(s.enum) {
+			t.Errorf("%s: default out of its enum", s.name)
+		}
+	}
+	for _, h := range Help() {
+		if h.Meaning == "" {
+			t.Errorf("%s has no meaning", h.Name)
+		}
+	}
+}
+
+// TestProtectedConfigs checks that dir and dbfilename are "protected" while
+// enable-protected-configs is no, as in Redis, and immutable otherwise,
+// since Cairn cannot change them live at all.
+func TestProtectedConfigs(t *testing.T) {
+	for _, tt := range []struct{ enable, want string }{
+		{"no", "can't set protected config"},
+		{"yes", "can't set immutable config"},
+		{"local", "can't set immutable config"},
+	} {
+		c := Default()
+		if err := c.ApplyArgs([]string{"--enable-protected-configs", tt.enable}); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Set([][2]string{{"dbfilename", "x.rdb"}})
+		if want := "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - " + tt.want; err == nil || err.Error() != want {
+			t.Errorf("enable-protected-configs %s: %v, want %q", tt.enable, err, want)
 		}
 	}
 }

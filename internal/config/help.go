@@ -8,6 +8,11 @@ type SettingHelp struct {
 	Kind    string // what a value looks like: int, memory, yes|no, a|b|c, string, words
 	Default string // as CONFIG GET shows it
 	Live    bool   // CONFIG SET changes it while running
+	Ignored bool   // a Redis setting Cairn accepts, keeps and does not apply
+	Why     string // for an ignored setting, why Cairn does not apply it
+	// Own is true when Meaning is written for this setting alone; an
+	// ignored setting without one is described by Why, shared by many.
+	Own     bool
 	Meaning string
 }
 
@@ -31,21 +36,32 @@ func Help() []SettingHelp {
 		default:
 			kind = "string"
 		}
+		if k, ok := kindNames[s.name]; ok {
+			kind = k
+		}
 		def := s.format(s.def)
 		if s.kind == kindString {
 			def = s.def.s // as written: dir's is relative to where Cairn starts
 		}
-		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable, Meaning: meanings[s.name]})
+		meaning, own := meanings[s.name]
+		if !own && s.ignored != "" {
+			meaning = "accepted for Redis's configs and not applied: " + s.ignored
+		}
+		out = append(out, SettingHelp{Name: s.name, Kind: kind, Default: def, Live: s.mutable,
+			Ignored: s.ignored != "", Why: s.ignored, Own: own, Meaning: meaning})
 	}
 	return out
 }
+
+// kindNames names the values of the string settings that take a number.
+var kindNames = map[string]string{"unixsocketperm": "octal", "maxmemory-clients": "memory|percent"}
 
 // meanings is each setting's one-line description for --help (the README's
 // table says more).
 var meanings = map[string]string{
 	"appendfsync":                       "always: sync the log before replying; everysec: once a second; no: leave it to the OS",
-	"appendonly":                        "reported for tools that ask; Cairn's write-ahead log is always on",
-	"bind":                              "addresses to listen on",
+	"appendonly":                        "reported for tools that ask; Cairn's write-ahead log is always on (no is kept and ignored)",
+	"bind":                              "addresses to listen on: * is every IPv4 one, ::* every IPv6 one, a leading - marks one that may be missing",
 	"busy-reply-threshold":              "milliseconds a script may run before other clients get BUSY (alias lua-time-limit)",
 	"cache-size":                        "Pebble's block cache",
 	"client-output-buffer-limit":        "per class (normal, slave, pubsub): hard limit, soft limit, soft seconds of unsent replies",
@@ -78,7 +94,9 @@ var meanings = map[string]string{
 	"protected-mode":                    "with no password, refuse clients that are not on loopback",
 	"proto-max-bulk-len":                "the largest bulk string a request may carry",
 	"requirepass":                       "the default user's password",
-	"save":                              "reported for tools that ask; Cairn takes no snapshots, so only empty is accepted",
+	"save":                              "accepted and not applied: Cairn logs every write and takes no snapshots on a schedule (SAVE and BGSAVE write one on request)",
+	"maxmemory":                         "accepted and not applied: the data is on disk and no key is ever evicted; memory is bounded by cache-size, key-cache-size and member-filter-size",
+	"maxmemory-policy":                  "accepted and not applied: Cairn never evicts keys (noeviction without OOM errors); see maxmemory",
 	"set-max-intset-entries":            "the largest set of integers OBJECT ENCODING reports as intset",
 	"set-max-listpack-entries":          "the largest set OBJECT ENCODING reports as listpack",
 	"set-max-listpack-value":            "the longest member of a set reported as listpack",
@@ -99,6 +117,9 @@ var meanings = map[string]string{
 	"tls-port":                          "TLS port (0: none); it listens on every bind address beside port",
 	"tls-prefer-server-ciphers":         "accepted for Redis's configs; Go's server always picks the suite by its own preference",
 	"tls-protocols":                     "TLS versions, e.g. \"TLSv1.2 TLSv1.3\" (empty: those two)",
+	"supervised":                        "systemd, or auto under systemd: tell systemd (sd_notify) when Cairn is ready and when it stops, for Type=notify units; upstart is not supported",
+	"unixsocket":                        "a unix socket to listen on beside the TCP ports (empty: none); its clients count as local for protected-mode",
+	"unixsocketperm":                    "the unix socket's permissions, in octal (0: as the umask leaves them)",
 	"tracking-table-max-keys":           "the most keys CLIENT TRACKING remembers (0: no limit)",
 	"zset-max-listpack-entries":         "the largest sorted set OBJECT ENCODING reports as listpack",
 	"zset-max-listpack-value":           "the longest member of a sorted set reported as listpack",

@@ -1,7 +1,11 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +25,14 @@ func (e *LoadError) Error() string {
 	return e.Source + ": '" + e.Text + "': " + e.Reason
 }
 
+// place is where the error is, as Error prints it before the reason.
+func (e *LoadError) place(numbered bool, line int) string {
+	if numbered {
+		return e.Source + ":" + itoa(line) + ": '" + e.Text + "'"
+	}
+	return e.Source + ": '" + e.Text + "'"
+}
+
 func itoa(n int) string {
 	var b [20]byte
 	i := len(b)
@@ -34,19 +46,48 @@ func itoa(n int) string {
 	}
 }
 
-// directive is one accepted line: a setting and its new value.
+// directive is one accepted line: a setting and its new value, a
+// rename-command, or an obsolete directive Redis itself ignores.
 type directive struct {
-	s *setting
-	v value
+	s        *setting
+	v        value
+	rename   *Rename
+	obsolete string
+}
+
+// maxIncludeDepth bounds include nesting and maxIncludes the files one load
+// may include in all, so that no configuration can make a start-up recurse
+// or fan out without end (Redis recurses without bound, and crashes on a
+// file that includes itself).
+const (
+	maxIncludeDepth = 16
+	maxIncludes     = 1024
+)
+
+// parser reads configuration text. read opens included files; nil makes
+// every include fail, as for text that is not from a file system.
+type parser struct {
+	read func(path string) ([]byte, error)
+	glob func(pattern string) ([]string, error)
+	out  []directive
+	// open is the files being included, outermost first, to refuse a
+	// cycle; included counts every file included so far.
+	open     []string
+	included int
 }
 
 // parseText reads redis.conf text the way Redis's
 // loadServerConfigFromString does: one directive per line, blank lines and
 // lines starting with '#' skipped, words split like sdssplitargs. It changes
 // nothing; the caller commits the directives, so a bad line leaves the
-// configuration as it was.
+// configuration as it was. Included files cannot be read.
 func parseText(text, source string, numbered bool) ([]directive, error) {
-	var out []directive
+	p := &parser{}
+	err := p.parse(text, source, numbered, 0)
+	return p.out, err
+}
+
+func (p *parser) parse(text, source string, numbered bool, depth int) error {
 	lineNum := 0
 	for len(text) > 0 || lineNum == 0 {
 		line := text
@@ -69,28 +110,91 @@ func parseText(text, source string, numbered bool) ([]directive, error) {
 		}
 		args, ok := splitArgs(line)
 		if !ok {
-			return nil, fail("Unbalanced quotes in configuration line")
+			return fail("Unbalanced quotes in configuration line")
 		}
 		if len(args) == 0 {
 			continue
 		}
 		s := lookup(args[0])
 		if s == nil {
-			if asciiEqualFold(args[0], "include") {
-				return nil, fail("include is not supported by Cairn")
+			switch name := asciiLower(args[0]); {
+			case name == "include" && len(args) == 2:
+				if depth >= maxIncludeDepth {
+					return fail("include nested too deep (more than " + itoa(maxIncludeDepth) + " files)")
+				}
+				if err := p.include(args[1], depth+1); err != nil {
+					return fail(err.Error())
+				}
+			case name == "rename-command" && len(args) == 3:
+				where := (&LoadError{Source: source, Text: line}).place(numbered, lineNum)
+				p.out = append(p.out, directive{rename: &Rename{Old: args[1], New: args[2], Where: where}})
+			case slices.Contains(obsoleteDirectives, name) && len(args) == 2:
+				p.out = append(p.out, directive{obsolete: name})
+			case refusedDirectives[name] != "":
+				return fail(refusedDirectives[name])
+			default:
+				return fail("Bad directive or wrong number of arguments")
 			}
-			return nil, fail("Bad directive or wrong number of arguments")
+			continue
 		}
 		if s.kind != kindList && len(args) != 2 {
-			return nil, fail("wrong number of arguments")
+			return fail("wrong number of arguments")
 		}
-		v, reason := s.parse(args[1:])
+		words := args[1:]
+		if s.kind == kindList && len(words) == 1 && words[0] != "" {
+			// A multi-word setting given as one word is split again, so
+			// that --save "900 1" works, as in Redis.
+			if again, ok := splitArgs(words[0]); ok {
+				words = again
+			}
+		}
+		v, reason := s.parse(words)
 		if reason != "" {
-			return nil, fail(reason)
+			return fail(reason)
 		}
-		out = append(out, directive{s, v})
+		p.out = append(p.out, directive{s: s, v: v})
 	}
-	return out, nil
+	return nil
+}
+
+// include reads the directives of the file at path, or of every file
+// matching it when it holds a glob character (none matching is no error,
+// so that an empty conf.d directory may be included), as Redis does.
+// Relative paths are from the working directory, as in Redis.
+func (p *parser) include(path string, depth int) error {
+	if p.read == nil {
+		return errors.New("include is not available here")
+	}
+	paths := []string{path}
+	if strings.ContainsAny(path, "*?[") {
+		var err error
+		if paths, err = p.glob(path); err != nil {
+			return fmt.Errorf("include %s: %w", path, err)
+		}
+	}
+	for _, f := range paths {
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if slices.Contains(p.open, key) {
+			return fmt.Errorf("include cycle: '%s' includes itself", f)
+		}
+		if p.included++; p.included > maxIncludes {
+			return fmt.Errorf("more than %d files included", maxIncludes)
+		}
+		data, err := p.read(f)
+		if err != nil {
+			return fmt.Errorf("can't open config file '%s': %w", f, err)
+		}
+		p.open = append(p.open, key)
+		err = p.parse(string(data), f, true, depth)
+		p.open = p.open[:len(p.open)-1]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // argsToText turns redis-server command-line options into configuration
@@ -392,4 +496,14 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// asciiLower lower-cases ASCII letters only, as sdstolower does, so that
+// no other character can stand in for a directive's letter.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
 }

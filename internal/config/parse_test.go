@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,16 +263,22 @@ pidfile /run/cairn.pid
 
 		{name: "unknown directive", content: "port 7000\nfoo bar\n",
 			errLine: 2, errText: "foo bar", reason: "Bad directive or wrong number of arguments"},
-		{name: "redis directive cairn lacks", content: "maxmemory-policy allkeys-lru",
-			errLine: 1, errText: "maxmemory-policy allkeys-lru", reason: "Bad directive or wrong number of arguments"},
-		{name: "a save schedule is refused", content: "save \"900 1\"",
-			errLine: 1, errText: "save \"900 1\"", reason: "Cairn takes no snapshots: every write is logged, so save must be empty"},
-		{name: "appendonly no is refused", content: "appendonly no",
-			errLine: 1, errText: "appendonly no", reason: "argument(s) must be one of the following: yes"},
-		{name: "daemonize", content: "daemonize no",
-			errLine: 1, errText: "daemonize no", reason: "Bad directive or wrong number of arguments"},
-		{name: "include", content: "include /etc/other.conf",
-			errLine: 1, errText: "include /etc/other.conf", reason: "include is not supported by Cairn"},
+		{name: "redis directives cairn ignores", content: "maxmemory-policy allkeys-lru\nsave 900 1\nsave \"60 100\"\nappendonly no\ndaemonize yes\n",
+			change: func(*snapshot) {}},
+		{name: "cluster-enabled yes", content: "cluster-enabled no\ncluster-enabled yes",
+			errLine: 2, errText: "cluster-enabled yes", reason: "cluster mode is not supported by Cairn"},
+		{name: "unixsocketperm not octal", content: "unixsocketperm 789",
+			errLine: 1, errText: "unixsocketperm 789", reason: "argument couldn't be parsed as an octal number"},
+		{name: "min-replicas-to-write", content: "min-replicas-to-write 0\nmin-slaves-to-write 1",
+			errLine: 2, errText: "min-slaves-to-write 1", reason: "min-replicas-to-write needs replicas, and Cairn does not serve replicas yet"},
+		{name: "loadmodule", content: "loadmodule /x.so a",
+			errLine: 1, errText: "loadmodule /x.so a", reason: "modules are not supported by Cairn"},
+		{name: "bad save", content: "save 900",
+			errLine: 1, errText: "save 900", reason: "Invalid save parameters"},
+		{name: "rename-command arity", content: "rename-command get",
+			errLine: 1, errText: "rename-command get", reason: "Bad directive or wrong number of arguments"},
+		{name: "include", content: "include /nonexistent/other.conf",
+			errLine: 1, errText: "include /nonexistent/other.conf", reason: "can't open config file '/nonexistent/other.conf': open /nonexistent/other.conf: no such file or directory"},
 		{name: "missing value", content: "\nport\n",
 			errLine: 2, errText: "port", reason: "wrong number of arguments"},
 		{name: "extra value", content: "port 1 2",
@@ -459,5 +467,203 @@ func TestArgsOverrideFile(t *testing.T) {
 	}
 	if c.Port() != 7001 || c.Timeout() != 9*time.Second {
 		t.Errorf("port %d, timeout %v; want 7001, 9s", c.Port(), c.Timeout())
+	}
+}
+
+// TestStockRedisConf loads the redis.conf files Redis and Debian ship: every
+// directive in them is either applied or accepted and reported as ignored.
+func TestStockRedisConf(t *testing.T) {
+	tests := []struct {
+		file string
+		// Some of what each file sets, as CONFIG GET shows it.
+		want    [][2]string
+		ignored []string // a sample of what must be reported
+	}{
+		{file: "debian-7.0.conf",
+			want: [][2]string{{"bind", "127.0.0.1 -::1"}, {"port", "6379"}, {"daemonize", "yes"},
+				{"logfile", "/var/log/redis/redis-server.log"}, {"appendonly", "no"}, {"save", ""},
+				{"oom-score-adj-values", "0 200 800"}, {"list-max-listpack-size", "-2"}},
+			ignored: []string{"appendonly", "daemonize", "rdbcompression", "lazyfree-lazy-eviction", "jemalloc-bg-thread"}},
+		{file: "redis-7.2.conf",
+			want:    [][2]string{{"bind", "127.0.0.1 -::1"}, {"dir", "."}, {"locale-collate", ""}, {"appendonly", "no"}},
+			ignored: []string{"appendonly", "activerehashing", "aof-use-rdb-preamble", "rdbchecksum"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			c := Default()
+			if err := c.LoadFile(filepath.Join("testdata", "redisconf", tt.file)); err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range tt.want {
+				got := c.Get(kv[0])
+				want := kv[1]
+				if kv[0] == "dir" {
+					want, _ = filepath.Abs(want)
+				}
+				if len(got) != 1 || got[0][1] != want {
+					t.Errorf("CONFIG GET %s = %q, want %q", kv[0], got, want)
+				}
+			}
+			ignored := c.Ignored()
+			for _, name := range tt.ignored {
+				if !slices.Contains(ignored, name) {
+					t.Errorf("Ignored() = %q, lacks %s", ignored, name)
+				}
+			}
+			// What Cairn applies is never reported, nor what it does anyway.
+			for _, name := range []string{"port", "bind", "save", "maxmemory"} {
+				if slices.Contains(ignored, name) {
+					t.Errorf("Ignored() = %q, has %s", ignored, name)
+				}
+			}
+		})
+	}
+}
+
+// TestInclude follows include directives as Redis does: a file's directives
+// take effect where it is included, a glob includes every match in name
+// order (none is no error), a missing file is an error, and a file that
+// includes itself is refused rather than followed for ever.
+func TestInclude(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("conf.d/10-a.conf", "timeout 10\nport 7001\n")
+	write("conf.d/20-b.conf", "port 7002\n")
+	base := write("base.conf", "port 7000\ntimeout 5\n")
+	self := filepath.Join(dir, "self.conf")
+	write("self.conf", "include "+self+"\n")
+	bad := write("bad.conf", "port 1\nnosuch 1\n")
+	// A chain of 20 files, each including the next.
+	for i := 20; i > 0; i-- {
+		write("chain"+strconv.Itoa(i)+".conf", "include "+filepath.Join(dir, "chain"+strconv.Itoa(i+1)+".conf")+"\n")
+	}
+	write("chain21.conf", "port 7300\n")
+	chain := filepath.Join(dir, "chain1.conf")
+	tests := []struct {
+		name, text string
+		port       int
+		timeout    time.Duration
+		err        string // a part of the error
+	}{
+		{name: "later lines win", text: "include " + base + "\nport 7100\n", port: 7100, timeout: 5 * time.Second},
+		{name: "included lines win", text: "port 7100\ninclude " + base + "\n", port: 7000, timeout: 5 * time.Second},
+		{name: "glob in name order", text: "include " + filepath.Join(dir, "conf.d", "*.conf") + "\n", port: 7002, timeout: 10 * time.Second},
+		{name: "glob matching nothing", text: "port 7200\ninclude " + filepath.Join(dir, "none", "*.conf") + "\n", port: 7200},
+		{name: "missing file", text: "include " + filepath.Join(dir, "missing.conf"), err: "can't open config file"},
+		{name: "error inside", text: "include " + bad, err: "bad.conf:2: 'nosuch 1': Bad directive or wrong number of arguments"},
+		{name: "itself", text: "include " + self, err: "include cycle: '" + self + "' includes itself"},
+		{name: "the main file", text: "include " + filepath.Join(dir, "main.conf"), err: "includes itself"},
+		{name: "deep", text: "include " + chain, err: "include nested too deep"},
+		{name: "diamond", text: "include " + base + "\ninclude " + base + "\n", port: 7000, timeout: 5 * time.Second},
+		{name: "two words", text: "include a b", err: "Bad directive or wrong number of arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			main := write("main.conf", tt.text)
+			c := Default()
+			err := c.LoadFile(main)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("LoadFile error = %v, want one with %q", err, tt.err)
+				}
+				if c.Port() != 6379 {
+					t.Errorf("a failed load changed port to %d", c.Port())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Port() != tt.port || c.Timeout() != tt.timeout {
+				t.Errorf("port %d timeout %v, want %d %v", c.Port(), c.Timeout(), tt.port, tt.timeout)
+			}
+		})
+	}
+}
+
+// TestAccumulatedSave checks Redis's rules for save lines: the first line
+// of a file replaces the schedule, later lines add to it, and save ""
+// clears it; CONFIG SET replaces it whole.
+func TestAccumulatedSave(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"save 900 1\nsave 300 10\n", "900 1 300 10"},
+		{"save \"900 1 300 10\"\nsave 60 10000\n", "900 1 300 10 60 10000"},
+		{"save 900 1\nsave \"\"\nsave 60 5\n", "60 5"},
+		{"save 900 1\nsave \"\"\n", ""},
+		{"save 0900 +1\n", "900 1"},
+	}
+	for _, tt := range tests {
+		c := Default()
+		if err := c.load(tt.text, "test", true); err != nil {
+			t.Fatalf("%q: %v", tt.text, err)
+		}
+		if got := c.Get("save")[0][1]; got != tt.want {
+			t.Errorf("%q: save = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	c := Default()
+	if err := c.load("save 900 1\n", "test", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set([][2]string{{"save", "60 1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get("save")[0][1]; got != "60 1" {
+		t.Errorf("after CONFIG SET save = %q, want 60 1", got)
+	}
+	if got := c.Ignored(); !slices.Equal(got, []string{"save"}) {
+		t.Errorf("Ignored() = %q, want [save]", got)
+	}
+}
+
+// TestRenamesAndObsolete checks that rename-command lines are kept in order
+// with their place, and that obsolete directives are reported as ignored.
+func TestRenamesAndObsolete(t *testing.T) {
+	c := Default()
+	if err := c.load("rename-command CONFIG \"\"\n\nrename-command get fetch\nlist-max-ziplist-entries 512\nlua-replicate-commands yes\n", "x.conf", true); err != nil {
+		t.Fatal(err)
+	}
+	want := []Rename{{"CONFIG", "", "x.conf:1: 'rename-command CONFIG \"\"'"}, {"get", "fetch", "x.conf:3: 'rename-command get fetch'"}}
+	if got := c.Renames(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Renames() = %q, want %q", got, want)
+	}
+	if got := c.Ignored(); !slices.Equal(got, []string{"list-max-ziplist-entries", "lua-replicate-commands"}) {
+		t.Errorf("Ignored() = %q", got)
+	}
+	if err := c.load("list-max-ziplist-entries 1 2\n", "x.conf", true); err == nil {
+		t.Error("an obsolete directive with two values was accepted")
+	}
+}
+
+// TestExampleConf loads the annotated example contrib/cairn.conf: it must
+// load, every value its comments call the default must be the default, and
+// it must set only what it says it does.
+func TestExampleConf(t *testing.T) {
+	c := Default()
+	if err := c.LoadFile(filepath.Join("..", "..", "contrib", "cairn.conf")); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Ignored(); len(got) != 0 {
+		t.Errorf("the example sets settings Cairn ignores: %q", got)
+	}
+	def := Default()
+	var changed []string
+	for i, kv := range c.Get("*") {
+		if d := def.Get("*")[i]; d != kv {
+			changed = append(changed, kv[0]+"="+kv[1])
+		}
+	}
+	// Only what the example says differs from the defaults.
+	if want := []string{"bind=127.0.0.1 -::1", "dir=/var/lib/cairn"}; !reflect.DeepEqual(changed, want) {
+		t.Errorf("the example changes %q, want %q", changed, want)
 	}
 }

@@ -66,7 +66,26 @@ type setting struct {
 	show func(string) string
 	def  value
 
-	// Exactly one of these is set, by kind.
+	// ignored, when set, says why Cairn accepts this Redis setting but does
+	// not apply it (see ignored.go): its value is kept, shown by CONFIG GET
+	// and written by CONFIG REWRITE, and a start-up that sets it logs so.
+	ignored string
+	// honoured reports that a value of an ignored setting is what Cairn
+	// does anyway (appendonly yes, save ""), so setting it is not reported.
+	honoured func(value) bool
+	// accumulate makes the repeated lines of one file add to the value
+	// rather than replace it, as Redis's save lines do; the first line of
+	// a load replaces the default.
+	accumulate bool
+	// protected marks a setting Redis lets CONFIG SET change only when
+	// enable-protected-configs allows it (dir, dbfilename).
+	protected bool
+	// refuse, when set, turns down a parsed value that Cairn cannot honour
+	// and must not ignore (cluster-enabled yes), returning the reason.
+	refuse func(value) string
+
+	// At most one of these is set, by kind; a setting with none keeps its
+	// value in Config.extra (the ignored settings).
 	num  func(*Config) *atomic.Int64
 	str  func(*Config) *atomic.Pointer[string]
 	list func(*Config) *atomic.Pointer[[]string]
@@ -78,9 +97,7 @@ const maxBindAddrs = 16
 // Enum names, in Redis's order: the order shows in error messages.
 var (
 	appendFsyncNames = []string{"everysec", "always", "no"}
-	// Cairn's write-ahead log is always on: appendonly can only be yes.
-	appendOnlyNames = []string{"yes"}
-	logLevelNames   = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	logLevelNames    = []string{"debug", "verbose", "notice", "warning", "nothing"}
 	// Redis's tls_auth_clients_enum, in its order.
 	tlsAuthClientsNames = []string{"no", "yes", "optional"}
 )
@@ -91,9 +108,13 @@ const (
 	logNotice     = 2
 )
 
-// settings is every parameter Cairn has, sorted by name: CONFIG GET reports
-// matches in this order, which keeps its reply stable.
-var settings = []*setting{
+// settings is every parameter Cairn knows, sorted by name: CONFIG GET
+// reports matches in this order, which keeps its reply stable. It joins the
+// settings Cairn applies with the Redis settings it accepts and ignores.
+var settings = sortedSettings(applied, ignoredSettings)
+
+// applied is every parameter Cairn applies.
+var applied = []*setting{
 	{
 		name: "appendfsync", kind: kindEnum, mutable: true,
 		enum: appendFsyncNames, def: value{n: fsyncEverySec},
@@ -102,10 +123,11 @@ var settings = []*setting{
 	{
 		// Reported so that tools asking Redis whether it persists (as
 		// redis-benchmark does) get a true answer: every write goes to the
-		// engine's log.
-		name: "appendonly", kind: kindEnum,
-		enum: appendOnlyNames, def: value{n: 0},
-		num: func(c *Config) *atomic.Int64 { return &c.appendOnly },
+		// engine's log. "no" is accepted, kept and reported as ignored.
+		name: "appendonly", kind: kindBool, mutable: true, def: value{n: 1},
+		ignored:  "Cairn logs every write to Pebble's write-ahead log; it cannot be turned off",
+		honoured: func(v value) bool { return v.n == 1 },
+		num:      func(c *Config) *atomic.Int64 { return &c.appendOnly },
 	},
 	{
 		name: "bind", kind: kindList,
@@ -159,7 +181,7 @@ var settings = []*setting{
 	{
 		// Redis chdirs here and reports getcwd; Cairn keeps the path for
 		// Pebble and reports it made absolute, which is what Redis shows.
-		name: "dir", kind: kindString,
+		name: "dir", kind: kindString, protected: true,
 		def: value{s: "./cairn-data"},
 		check: func(s string) string {
 			if s == "" {
@@ -177,7 +199,7 @@ var settings = []*setting{
 	},
 	{
 		// The RDB file SAVE and BGSAVE write in dir.
-		name: "dbfilename", kind: kindString,
+		name: "dbfilename", kind: kindString, protected: true,
 		def: value{s: "dump.rdb"},
 		check: func(s string) string {
 			if s == "" || strings.ContainsRune(s, '/') {
@@ -367,16 +389,15 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.requirePass },
 	},
 	{
-		// Cairn persists continuously and takes no snapshots: the only
-		// save schedule it can honour is none.
-		name: "save", kind: kindString,
-		check: func(s string) string {
-			if s != "" {
-				return "Cairn takes no snapshots: every write is logged, so save must be empty"
-			}
-			return ""
-		},
-		str: func(c *Config) *atomic.Pointer[string] { return &c.save },
+		// Cairn persists continuously and takes no snapshots on a
+		// schedule: a save schedule is accepted, kept and reported as
+		// ignored. SAVE and BGSAVE still write dbfilename on request.
+		name: "save", kind: kindList, mutable: true, accumulate: true,
+		checkList: checkSave,
+		showWord:  showInt,
+		ignored:   "Cairn logs every write as it happens and takes no snapshots on a schedule (SAVE and BGSAVE write an RDB file on request)",
+		honoured:  func(v value) bool { return len(v.list) == 0 },
+		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.save },
 	},
 	{
 		name: "set-max-intset-entries", kind: kindInt, mutable: true,
@@ -512,6 +533,14 @@ func lookup(name string) *setting {
 // refusing them. The caller has checked the number of words for single-word
 // kinds.
 func (s *setting) parse(args []string) (value, string) {
+	v, reason := s.parseKind(args)
+	if reason == "" && s.refuse != nil {
+		reason = s.refuse(v)
+	}
+	return v, reason
+}
+
+func (s *setting) parseKind(args []string) (value, string) {
 	switch s.kind {
 	case kindList:
 		// A single empty word means an empty list.
@@ -577,10 +606,12 @@ func (s *setting) bound(n int64) (value, string) {
 
 // load reads the setting's live value.
 func (s *setting) load(c *Config) value {
-	switch s.kind {
-	case kindString:
+	switch {
+	case s.num == nil && s.str == nil && s.list == nil:
+		return *c.extra[s].Load()
+	case s.kind == kindString:
 		return value{s: *s.str(c).Load()}
-	case kindList:
+	case s.kind == kindList:
 		return value{list: *s.list(c).Load()}
 	default:
 		return value{n: s.num(c).Load()}
@@ -590,10 +621,12 @@ func (s *setting) load(c *Config) value {
 // store publishes a value. Values are never mutated after they are stored,
 // so readers may keep what they loaded.
 func (s *setting) store(c *Config, v value) {
-	switch s.kind {
-	case kindString:
+	switch {
+	case s.num == nil && s.str == nil && s.list == nil:
+		c.extra[s].Store(&v)
+	case s.kind == kindString:
 		s.str(c).Store(&v.s)
-	case kindList:
+	case s.kind == kindList:
 		s.list(c).Store(&v.list)
 	default:
 		s.num(c).Store(v.n)

@@ -27,6 +27,8 @@ func serverCommands() []cmdEntry {
 			withTips(def("config|set", -4, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Sets configuration parameters in-flight.", cmdConfigSet),
 				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			def("config|resetstat", 2, admin|noscript|loading|stale, noKeys, 0, "server", "2.0.0", "Resets the server's statistics.", cmdConfigResetStat),
+			withTips(def("config|rewrite", 2, admin|noscript|loading|stale, noKeys, 0, "server", "2.8.0", "Persists the effective configuration to file.", cmdConfigRewrite),
+				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			def("config|help", 2, loading|stale, noKeys, 0, "server", "5.0.0", "Returns helpful text about the different subcommands.", cmdConfigHelp),
 		),
 		container("latency", "server", "2.8.13", "A container for latency diagnostics commands.", 0,
@@ -169,6 +171,8 @@ func cmdConfigHelp(x *ctx) {
 		"    Set the configuration <directive> to <value>.",
 		"RESETSTAT",
 		"    Reset statistics reported by the INFO command.",
+		"REWRITE",
+		"    Rewrite the configuration file.",
 	)
 }
 

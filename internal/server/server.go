@@ -109,8 +109,21 @@ type Options struct {
 	ConfigFile string
 }
 
-// New builds a server; call Serve with a listener.
+// New builds a server; call Serve with a listener. It panics if the
+// configuration's rename-command directives do not fit the command table;
+// Build reports that as an error instead.
 func New(o Options) *Server {
+	s, err := Build(o)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Build builds a server, or returns the error of a rename-command
+// directive that names no command or a name already taken, as Redis refuses
+// to start on one.
+func Build(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -146,6 +159,9 @@ func New(o Options) *Server {
 			s.register(&group[i])
 		}
 	}
+	if err := s.renameCommands(); err != nil {
+		return nil, err
+	}
 	// The collections' encoding limits follow the configuration.
 	if s.st != nil {
 		s.applyEncodingLimits()
@@ -161,7 +177,7 @@ func New(o Options) *Server {
 			c.rearmIdleTimeout(t)
 		}
 	})
-	return s
+	return s, nil
 }
 
 // applyEncodingLimits hands the configured encoding limits to the store.
