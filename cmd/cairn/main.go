@@ -126,6 +126,12 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	// The config file's user lines or the aclfile; an error stops the
+	// start, as in Redis.
+	if err := srv.LoadUsers(); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
 	if addr := cfg.MetricsAddr(); addr != "" {
 		if err := serveMetrics(addr, srv, log); err != nil {
 			return err

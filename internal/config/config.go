@@ -61,6 +61,10 @@ type Config struct {
 	tlsCACertFile, tlsCACertDir              atomic.Pointer[string]
 	tlsProtocols, tlsCiphers                 atomic.Pointer[string]
 	tlsCiphersuites                          atomic.Pointer[string]
+	aclFile                                  atomic.Pointer[string]
+	aclLogMaxLen, aclPubsubDefault           atomic.Int64
+	// users are the "user" lines, each the words after "user".
+	users atomic.Pointer[[][]string]
 }
 
 // Default returns a configuration holding every setting's default.
@@ -103,6 +107,11 @@ func (c *Config) load(text, source string, numbered bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range ds {
+		if d.user != nil {
+			users := append(c.Users(), d.user)
+			c.users.Store(&users)
+			continue
+		}
 		if d.s.merge != nil {
 			d.v.list = d.s.merge(d.s.load(c).list, d.v.list)
 		}
@@ -532,4 +541,27 @@ func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string
 		return "", ""
 	}
 	return fn(cand.TLS()), at
+}
+
+// ACLFile returns the aclfile path; "" means users come from user lines.
+func (c *Config) ACLFile() string { return *c.aclFile.Load() }
+
+// ACLLogMaxLen returns how many entries ACL LOG keeps.
+func (c *Config) ACLLogMaxLen() int64 { return c.aclLogMaxLen.Load() }
+
+// ACLPubsubAllChannels reports whether acl-pubsub-default is allchannels.
+func (c *Config) ACLPubsubAllChannels() bool { return c.aclPubsubDefault.Load() == 0 }
+
+// Users returns the configuration's user lines in order, each as the words
+// after "user" (the name, then its ACL rules).
+func (c *Config) Users() [][]string {
+	p := c.users.Load()
+	if p == nil {
+		return nil
+	}
+	out := make([][]string, len(*p))
+	for i, u := range *p {
+		out[i] = append([]string(nil), u...)
+	}
+	return out
 }

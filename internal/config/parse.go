@@ -38,6 +38,8 @@ func itoa(n int) string {
 type directive struct {
 	s *setting
 	v value
+	// user, for a "user" line, is its words after "user"; s is nil.
+	user []string
 }
 
 // parseText reads redis.conf text the way Redis's
@@ -74,6 +76,12 @@ func parseText(text, source string, numbered bool) ([]directive, error) {
 		if len(args) == 0 {
 			continue
 		}
+		if asciiEqualFold(args[0], "user") && len(args) >= 2 {
+			// Checked against the command table when the server loads
+			// the users.
+			out = append(out, directive{user: args[1:]})
+			continue
+		}
 		s := lookup(args[0])
 		if s == nil {
 			if asciiEqualFold(args[0], "include") {
@@ -88,7 +96,7 @@ func parseText(text, source string, numbered bool) ([]directive, error) {
 		if reason != "" {
 			return nil, fail(reason)
 		}
-		out = append(out, directive{s, v})
+		out = append(out, directive{s: s, v: v})
 	}
 	return out, nil
 }

@@ -81,6 +81,8 @@ var (
 	// Cairn's write-ahead log is always on: appendonly can only be yes.
 	appendOnlyNames = []string{"yes"}
 	logLevelNames   = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	// Redis's acl_pubsub_default_enum, in its order.
+	aclPubsubDefaultNames = []string{"allchannels", "resetchannels"}
 	// Redis's tls_auth_clients_enum, in its order.
 	tlsAuthClientsNames = []string{"no", "yes", "optional"}
 )
@@ -94,6 +96,22 @@ const (
 // settings is every parameter Cairn has, sorted by name: CONFIG GET reports
 // matches in this order, which keeps its reply stable.
 var settings = []*setting{
+	{
+		// Whether a new ACL user or selector may use every pub/sub
+		// channel (allchannels) or none (resetchannels, Redis 7's default).
+		name: "acl-pubsub-default", kind: kindEnum, mutable: true,
+		enum: aclPubsubDefaultNames, def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.aclPubsubDefault },
+	},
+	{
+		name: "aclfile", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.aclFile },
+	},
+	{
+		name: "acllog-max-len", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.aclLogMaxLen },
+	},
 	{
 		name: "appendfsync", kind: kindEnum, mutable: true,
 		enum: appendFsyncNames, def: value{n: fsyncEverySec},

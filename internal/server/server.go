@@ -64,6 +64,8 @@ type Server struct {
 	diag diagState
 	// saves is SAVE and BGSAVE's state (cmd_save.go).
 	saves saveState
+	// acl is the users and the ACL LOG (acl.go).
+	acl aclState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -136,12 +138,13 @@ func New(o Options) *Server {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), aclCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
 		}
 	}
+	s.initACL()
 	// The collections' encoding limits follow the configuration.
 	if s.st != nil {
 		s.applyEncodingLimits()
@@ -249,7 +252,7 @@ func (s *Server) accept(nc net.Conn) {
 		go refuse(nc, "-ERR max number of clients reached\r\n")
 		return
 	}
-	if protectedDenied(s.cfg.ProtectedMode(), s.cfg.RequirePass(), nc.RemoteAddr()) {
+	if protectedDenied(s.cfg.ProtectedMode(), s.defaultPassword(), nc.RemoteAddr()) {
 		s.mu.Unlock()
 		s.stats.rejected.Add(1)
 		go refuse(nc, deniedProtected)
