@@ -173,7 +173,15 @@ type RuleError struct {
 }
 
 func (e *RuleError) Error() string {
-	return "Error in ACL SETUSER modifier '" + e.Op + "': " + e.Err.Error()
+	return "Error in ACL SETUSER modifier '" + cstr(e.Op) + "': " + e.Err.Error()
+}
+
+// cstr cuts s at a NUL byte, where Redis's %s formatting stops.
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func (e *RuleError) Unwrap() error { return e.Err }
@@ -182,7 +190,7 @@ func (e *RuleError) Unwrap() error { return e.Err }
 type UnmatchedError struct{ Op string }
 
 func (e *UnmatchedError) Error() string {
-	return "Unmatched parenthesis in acl selector starting at '" + e.Op + "'."
+	return "Unmatched parenthesis in acl selector starting at '" + cstr(e.Op) + "'."
 }
 
 // mergeSelectors joins a selector spread over several arguments ("(~a",
