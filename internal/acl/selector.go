@@ -437,6 +437,27 @@ func (s *selector) keyAllowed(key []byte, flags command.KeyFlag) bool {
 	return false
 }
 
+// allKeyAccess reports whether the selector gives the access flags ask for
+// to every key: allkeys, or a "*" pattern with that permission.
+func (s *selector) allKeyAccess(flags command.KeyFlag) bool {
+	if s.allKeys {
+		return true
+	}
+	need := uint8(0)
+	if flags&command.KeyAccess != 0 {
+		need |= permRead
+	}
+	if flags&(command.KeyInsert|command.KeyDelete|command.KeyUpdate) != 0 {
+		need |= permWrite
+	}
+	for _, k := range s.keys {
+		if k.perm&need == need && k.pattern == "*" {
+			return true
+		}
+	}
+	return false
+}
+
 // channelAllowed checks a channel against patterns: a channel by glob, a
 // PSUBSCRIBE pattern literally (Redis's ACLCheckChannelAgainstList).
 func channelAllowed(patterns []string, channel string, isPattern bool) bool {

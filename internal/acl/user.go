@@ -404,6 +404,24 @@ func (p *Profile) CheckKey(key []byte, flags KeyAccess) bool {
 	return false
 }
 
+// CheckCmdAllKeys reports whether some selector both allows the command
+// line and gives access to every key (Redis's
+// ACLUserCheckCmdWithUnrestrictedKeyAccess): what SORT's BY and GET need,
+// since their patterns name keys no check saw.
+func (p *Profile) CheckCmdAllKeys(cmd *Command, args [][]byte, access KeyAccess) bool {
+	if p.unrestricted {
+		return true
+	}
+	var keys keyChecker
+	need := access.keyFlags()
+	for _, s := range p.selectors {
+		if r, _ := s.check(cmd, args, &keys); r == OK && s.allKeyAccess(need) {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckChannel reports whether some selector allows the channel (or, with
 // pattern, the PSUBSCRIBE pattern).
 func (p *Profile) CheckChannel(channel string, pattern bool) bool {

@@ -211,3 +211,19 @@ func (s *Server) defaultPassword() string {
 	}
 	return "set"
 }
+
+// sortKeyAccess reports whether the client's user may read every key with
+// this SORT command line, which its BY and GET patterns need.
+func (x *ctx) sortKeyAccess() bool {
+	p := x.cl.user.Load().Profile()
+	if p.Unrestricted() {
+		return true
+	}
+	s := x.srv
+	spec := s.table.Lookup(x.args[0])
+	if spec == nil {
+		return false
+	}
+	e := s.handlers[spec]
+	return e != nil && e.aclCmd != nil && p.CheckCmdAllKeys(e.aclCmd, x.args, acl.KeyRead)
+}

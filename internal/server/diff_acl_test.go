@@ -272,6 +272,8 @@ func TestDiffACLPermissions(t *testing.T) {
 		{"XADD", "w1s", "*", "f", "v"}, {"XADD", "r1s", "*", "f", "v"},
 		{"XREAD", "STREAMS", "r1s", "0"}, {"XREAD", "STREAMS", "w1s", "0"},
 		{"SORT", "listr1"}, {"SORT", "listr1", "STORE", "w5"}, {"SORT", "listr1", "STORE", "r5"},
+		{"SORT", "listr1", "BY", "r*"}, {"SORT", "listr1", "BY", "nosort"}, {"SORT", "listr1", "GET", "#"},
+		{"SORT_RO", "listr1", "GET", "r*"},
 		{"EVAL", "return redis.call('get', KEYS[1])", "1", "r1"},
 		{"EVAL", "return 1", "1", "w1"},
 		{"ACL", "WHOAMI"},
@@ -297,6 +299,12 @@ func TestDiffACLPermissions(t *testing.T) {
 	s.same("ACL", "WHOAMI")
 	s.same("GET", "a1")
 	s.same("SET", "w1", "v")
+	all := d.userConns()
+	d.same("ACL", "SETUSER", "all", "on", "nopass", "+@all", "%R~*", "%W~w*")
+	all.same("AUTH", "all", "x")
+	all.same("SORT", "listr1", "BY", "r*", "GET", "#", "GET", "x*")
+	all.same("SORT", "listr1", "BY", "r*", "STORE", "w7")
+	all.same("SORT", "listr1", "BY", "r*", "STORE", "r7")
 	sub := d.userConns()
 	sub.same("AUTH", "u", "pw")
 	sub.same("SUBSCRIBE", "other")
