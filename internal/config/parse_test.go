@@ -461,3 +461,31 @@ func TestArgsOverrideFile(t *testing.T) {
 		t.Errorf("port %d, timeout %v; want 7001, 9s", c.Port(), c.Timeout())
 	}
 }
+
+func TestUserLines(t *testing.T) {
+	c := Default()
+	path := filepath.Join(t.TempDir(), "c.conf")
+	text := "user alice on >pw ~* +@all\nport 7000\nUSER bob \"(~a +get)\" off\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyArgs([]string{"--user", "carol", "on"}); err != nil {
+		t.Fatal(err)
+	}
+	got := c.Users()
+	want := [][]string{{"alice", "on", ">pw", "~*", "+@all"}, {"bob", "(~a +get)", "off"}, {"carol", "on"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Users() = %q, want %q", got, want)
+	}
+	got[0][0] = "changed"
+	if c.Users()[0][0] != "alice" {
+		t.Error("Users returns the configuration's own slices")
+	}
+	var le *LoadError
+	if err := Default().ApplyArgs([]string{"--user"}); !errors.As(err, &le) || le.Reason != "Bad directive or wrong number of arguments" {
+		t.Errorf("a user line without a name: %v", err)
+	}
+}
