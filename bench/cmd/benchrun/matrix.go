@@ -73,7 +73,7 @@ var workloads = []workload{
 
 // allWorkloads is every workload of every matrix scenario.
 func allWorkloads() []workload {
-	return append(slices.Clone(workloads), scriptPubSubWorkloads...)
+	return append(append(slices.Clone(workloads), scriptPubSubWorkloads...), aclWorkloads...)
 }
 
 var scenarioTitles = map[string]string{
@@ -81,6 +81,7 @@ var scenarioTitles = map[string]string{
 	"collections": "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
 	"durable":     "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
 	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	aclScenario:   "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each
