@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -20,6 +21,43 @@ const (
 type keyPattern struct {
 	perm    uint8
 	pattern string
+	// raw is pattern's bytes, matched without a conversion per check.
+	raw []byte
+	// kind is how the pattern matches: the glob matcher, or, for the
+	// common shapes, a comparison that costs less.
+	kind    matchKind
+	literal []byte // matchExact: the key; matchPrefix: its prefix
+}
+
+type matchKind uint8
+
+const (
+	matchGlob   matchKind = iota
+	matchExact            // no special byte: the key itself
+	matchPrefix           // a literal then one trailing '*'
+)
+
+func newKeyPattern(perm uint8, pat string) keyPattern {
+	k := keyPattern{perm: perm, pattern: pat, raw: []byte(pat)}
+	switch n := len(k.raw); {
+	case glob.Literal(k.raw):
+		k.kind, k.literal = matchExact, k.raw
+	case k.raw[n-1] == '*' && glob.Literal(k.raw[:n-1]):
+		k.kind, k.literal = matchPrefix, k.raw[:n-1]
+	}
+	return k
+}
+
+// match is glob.Match(pattern, key), faster for the common shapes.
+func (k *keyPattern) match(key []byte) bool {
+	switch k.kind {
+	case matchExact:
+		return bytes.Equal(k.literal, key)
+	case matchPrefix:
+		// As Redis's matcher, "*" needs at least one byte.
+		return len(key) > 0 && bytes.HasPrefix(key, k.literal)
+	}
+	return glob.Match(k.raw, key, false)
 }
 
 func (k keyPattern) String() string {
@@ -250,7 +288,7 @@ done:
 			return nil
 		}
 	}
-	s.keys = append(s.keys, keyPattern{perm: perm, pattern: pat})
+	s.keys = append(s.keys, newKeyPattern(perm, pat))
 	return nil
 }
 
@@ -359,15 +397,25 @@ func (s *selector) channelsDescription() string {
 	return strings.Join(parts, " ")
 }
 
+// Scratch is reusable working space for checks, so that a connection's
+// checks allocate nothing once its buffers have grown. The zero value is
+// ready; it is not safe for concurrent use.
+type Scratch struct {
+	refs []command.KeyRef
+	keys command.KeyScratch
+}
+
 // keyChecker finds a command's keys once for all of a user's selectors.
 type keyChecker struct {
+	sc   *Scratch
 	refs []command.KeyRef
 	done bool
 }
 
 func (k *keyChecker) get(cmd *Command, args [][]byte) []command.KeyRef {
 	if !k.done {
-		k.refs = cmd.Spec.KeyRefs(args)
+		k.sc.refs = cmd.Spec.AppendKeyRefs(k.sc.refs[:0], args, &k.sc.keys)
+		k.refs = k.sc.refs
 		k.done = true
 	}
 	return k.refs
@@ -430,7 +478,7 @@ func (s *selector) keyAllowed(key []byte, flags command.KeyFlag) bool {
 		need |= permWrite
 	}
 	for _, k := range s.keys {
-		if k.perm&need == need && glob.Match([]byte(k.pattern), key, false) {
+		if k.perm&need == need && k.match(key) {
 			return true
 		}
 	}

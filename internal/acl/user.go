@@ -373,10 +373,18 @@ func (p *Profile) Selectors() []SelectorInfo {
 // the command line; otherwise the most relevant denial and the argument
 // (key or channel) it concerns, 0 for the command itself.
 func (p *Profile) Check(cmd *Command, args [][]byte) (Reason, int) {
+	return p.CheckWith(cmd, args, nil)
+}
+
+// CheckWith is Check working in sc (nil: its own).
+func (p *Profile) CheckWith(cmd *Command, args [][]byte, sc *Scratch) (Reason, int) {
 	if p.unrestricted {
 		return OK, 0
 	}
-	var keys keyChecker
+	if sc == nil {
+		sc = new(Scratch)
+	}
+	keys := keyChecker{sc: sc}
 	relevant, last := DeniedCommand, 0
 	for _, s := range p.selectors {
 		r, idx := s.check(cmd, args, &keys)
@@ -412,7 +420,7 @@ func (p *Profile) CheckCmdAllKeys(cmd *Command, args [][]byte, access KeyAccess)
 	if p.unrestricted {
 		return true
 	}
-	var keys keyChecker
+	keys := keyChecker{sc: new(Scratch)}
 	need := access.keyFlags()
 	for _, s := range p.selectors {
 		if r, _ := s.check(cmd, args, &keys); r == OK && s.allKeyAccess(need) {

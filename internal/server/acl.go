@@ -83,7 +83,7 @@ func (s *Server) checkACL(c *client, e *cmdEntry, args [][]byte, where acl.Conte
 	if p.Unrestricted() {
 		return ""
 	}
-	r, pos := p.Check(e.aclCmd, args)
+	r, pos := p.CheckWith(e.aclCmd, args, &c.aclScratch)
 	if r == acl.OK {
 		return ""
 	}
@@ -182,7 +182,7 @@ func (g *group) aclCheck(spec *command.Spec, args [][]byte) string {
 	if p.Unrestricted() || e == nil || e.aclCmd == nil {
 		return ""
 	}
-	r, pos := p.Check(e.aclCmd, args)
+	r, pos := p.CheckWith(e.aclCmd, args, &c.aclScratch)
 	if r == acl.OK {
 		return ""
 	}

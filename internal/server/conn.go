@@ -31,8 +31,10 @@ type client struct {
 	db        atomic.Int64
 	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
 	authed    atomic.Bool
-	// user is the ACL user the client runs as (acl.go).
-	user atomic.Pointer[acl.User]
+	// user is the ACL user the client runs as (acl.go); aclScratch is
+	// its checks' working space.
+	user       atomic.Pointer[acl.User]
+	aclScratch acl.Scratch
 	// everAuthed is set once the client authenticated with a password.
 	everAuthed atomic.Bool
 	resp3      atomic.Bool
