@@ -356,3 +356,15 @@ func TestACLUserLinesAndRequirePass(t *testing.T) {
 		t.Errorf("bad user line: %v", err)
 	}
 }
+
+func TestACLClientKillUser(t *testing.T) {
+	ts := startServer(t)
+	admin := redistest.Dial(t, ts.addr)
+	wantReply(t, admin, "OK", "ACL", "SETUSER", "u", "on", "nopass", "+@all", "~*")
+	a, other := redistest.Dial(t, ts.addr), redistest.Dial(t, ts.addr)
+	wantReply(t, a, "OK", "AUTH", "u", "x")
+	wantReply(t, admin, "-ERR No such user 'nosuch'", "CLIENT", "KILL", "USER", "nosuch")
+	wantReply(t, admin, "1", "CLIENT", "KILL", "USER", "u")
+	waitClosed(t, a)
+	wantReply(t, other, "PONG", "PING")
+}

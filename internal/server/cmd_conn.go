@@ -411,6 +411,7 @@ func cmdClientKill(x *ctx) {
 	var byAddr, byLaddr bool
 	skipMe := true
 	var maxAge int64
+	var user *acl.User
 	for i := 2; i < len(x.args); i += 2 {
 		if i+1 >= len(x.args) {
 			x.syntaxError()
@@ -454,7 +455,7 @@ func cmdClientKill(x *ctx) {
 				return
 			}
 		case "USER":
-			if val != "default" {
+			if user = x.srv.acl.users.Get(val); user == nil {
 				x.errorReply("ERR No such user '" + cstr(val) + "'")
 				return
 			}
@@ -465,7 +466,7 @@ func cmdClientKill(x *ctx) {
 	}
 	var killed int64
 	for _, c := range x.srv.clientList() {
-		if (id != 0 && c.id != id) || (byAddr && c.raddr != addr) || (byLaddr && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) {
+		if (id != 0 && c.id != id) || (byAddr && c.raddr != addr) || (byLaddr && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) || (user != nil && c.user.Load() != user) {
 			continue
 		}
 		if skipMe && c == x.cl {
