@@ -368,3 +368,31 @@ func TestACLClientKillUser(t *testing.T) {
 	waitClosed(t, a)
 	wantReply(t, other, "PONG", "PING")
 }
+
+// TestACLGetUserRESP3: ACL GETUSER's shape in both protocols, flags as a
+// set in RESP3, selectors as maps, as Redis 7.2 replies.
+func TestACLGetUserRESP3(t *testing.T) {
+	ts := startServer(t)
+	b := wireBulk
+	for _, proto := range []int{2, 3} {
+		rc := ts.wireProto(t, proto)
+		if got := rc.do("ACL", "SETUSER", "u", "reset", "on", "nopass", "~k*", "&c", "+get", "(%R~r* +set)"); got != "+OK\r\n" {
+			t.Fatalf("SETUSER = %q", got)
+		}
+		mapHdr, setHdr, selHdr := "*12\r\n", "*2\r\n", "*6\r\n"
+		if proto == 3 {
+			mapHdr, setHdr, selHdr = "%6\r\n", "~2\r\n", "%3\r\n"
+		}
+		// nopass: any password; on: enabled.
+		want := mapHdr + b("flags") + strings.Replace(setHdr, "2", "3", 1) + b("on") + b("nopass") + b("sanitize-payload") +
+			b("passwords") + "*0\r\n" +
+			b("commands") + b("-@all +get") + b("keys") + b("~k*") + b("channels") + b("&c") +
+			b("selectors") + "*1\r\n" + selHdr + b("commands") + b("-@all +set") + b("keys") + b("%R~r*") + b("channels") + b("")
+		if got := rc.do("ACL", "GETUSER", "u"); got != want {
+			t.Errorf("RESP%d GETUSER:\n got  %q\n want %q", proto, got, want)
+		}
+		if got, want := rc.do("ACL", "GETUSER", "nosuch"), wireNull(proto); got != want {
+			t.Errorf("RESP%d GETUSER nosuch = %q", proto, got)
+		}
+	}
+}
