@@ -396,3 +396,16 @@ func TestACLGetUserRESP3(t *testing.T) {
 		}
 	}
 }
+
+// TestACLSetUserRedacted: ACL SETUSER's name and rules (passwords) never
+// reach the slow log, as Redis redacts them.
+func TestACLSetUserRedacted(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	wantReply(t, c, "OK", "CONFIG", "SET", "slowlog-log-slower-than", "0")
+	wantReply(t, c, "OK", "ACL", "SETUSER", "u", ">secret")
+	got := render(aclDo(t, c, "SLOWLOG", "GET", "2"))
+	if strings.Contains(got, "secret") || !strings.Contains(got, "[ACL SETUSER (redacted) (redacted)]") {
+		t.Errorf("SLOWLOG: %s", got)
+	}
+}
