@@ -106,7 +106,7 @@ func (c *Catalog) BySpec(s *command.Spec) *Command { return c.bySpec[s] }
 // case-insensitively, as Redis's ACLLookupCommand: a name with more than one
 // '|', or a subcommand of a command that has none, is no command.
 func (c *Catalog) Lookup(name string) *Command {
-	name = strings.ToLower(name)
+	name = asciiLower(cstr(name))
 	if strings.Count(name, "|") > 1 {
 		return nil
 	}
@@ -153,7 +153,7 @@ var categoryOrder = []struct {
 // case-insensitively; ok is false for none.
 func CategoryByName(name string) (command.Category, bool) {
 	for _, c := range categoryOrder {
-		if strings.EqualFold(c.name, name) {
+		if is(name, c.name) {
 			return c.cat, true
 		}
 	}

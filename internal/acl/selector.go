@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/glob"
@@ -135,7 +134,7 @@ func (s *selector) changePerm(cmd *Command, allow bool) {
 // updateRules records a command rule, dropping the earlier rules it
 // overrides: the same name, or a subcommand of it.
 func (s *selector) updateRules(name string, allow bool) {
-	name = strings.ToLower(name)
+	name = asciiLower(cstr(name))
 	kept := s.rules[:0]
 	for _, r := range s.rules {
 		old := r[1:]
@@ -181,26 +180,26 @@ func (s *selector) apply(cat *Catalog, op string) error {
 	switch {
 	case op == "":
 		return nil
-	case strings.EqualFold(op, "allkeys") || op == "~*":
+	case is(op, "allkeys") || is(op, "~*"):
 		s.allKeys = true
 		s.keys = nil
-	case strings.EqualFold(op, "resetkeys"):
+	case is(op, "resetkeys"):
 		s.allKeys = false
 		s.keys = nil
-	case strings.EqualFold(op, "allchannels") || op == "&*":
+	case is(op, "allchannels") || is(op, "&*"):
 		s.allChannels = true
 		s.channels = nil
-	case strings.EqualFold(op, "resetchannels"):
+	case is(op, "resetchannels"):
 		s.allChannels = false
 		s.channels = nil
-	case strings.EqualFold(op, "allcommands") || strings.EqualFold(op, "+@all"):
+	case is(op, "allcommands") || is(op, "+@all"):
 		for i := range s.bits {
 			s.bits[i] = ^uint64(0)
 		}
 		s.allCommands, s.future = true, true
 		s.rules = nil
 		s.firstArgs = nil
-	case strings.EqualFold(op, "nocommands") || strings.EqualFold(op, "-@all"):
+	case is(op, "nocommands") || is(op, "-@all"):
 		clear(s.bits)
 		s.allCommands, s.future = false, false
 		s.rules = nil
@@ -263,11 +262,11 @@ func (s *selector) addKeyPattern(op string) error {
 				}
 				goto done
 			}
-			c := unicode.ToUpper(rune(op[off]))
+			c := asciiLowerByte(op[off])
 			switch {
-			case c == 'R' && perm&permRead == 0:
+			case c == 'r' && perm&permRead == 0:
 				perm |= permRead
-			case c == 'W' && perm&permWrite == 0:
+			case c == 'w' && perm&permWrite == 0:
 				perm |= permWrite
 			case op[off] == '~' && perm != 0:
 				off++
@@ -294,6 +293,8 @@ done:
 
 // allowCommand applies +name, +name|sub or +name|firstarg.
 func (s *selector) allowCommand(cat *Catalog, name string) error {
+	// Redis reads the rule as a C string.
+	name = cstr(name)
 	i := strings.LastIndexByte(name, '|')
 	if i < 0 {
 		cmd := cat.Lookup(name)
@@ -325,7 +326,7 @@ func (s *selector) allowCommand(cat *Catalog, name string) error {
 			s.firstArgs = map[int][]string{}
 		}
 		args := s.firstArgs[cmd.ID]
-		if !slices.ContainsFunc(args, func(a string) bool { return strings.EqualFold(a, sub) }) {
+		if !slices.ContainsFunc(args, func(a string) bool { return is(a, sub) }) {
 			s.firstArgs[cmd.ID] = append(args, sub)
 		}
 	}
@@ -433,7 +434,7 @@ func (s *selector) check(cmd *Command, args [][]byte, keys *keyChecker) (Reason,
 			}
 			if idx < len(args) {
 				for _, a := range fa {
-					if strings.EqualFold(a, string(args[idx])) {
+					if is(string(args[idx]), a) {
 						allowed = true
 						break
 					}

@@ -113,3 +113,45 @@ func unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// cstr cuts s at a NUL byte, where the C strings Redis compares and
+// formats end.
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// is reports whether op names word the way Redis's strcasecmp does: up to
+// a NUL, folding ASCII letters only (no Unicode folding: the Kelvin sign is
+// not a k).
+func is(op, word string) bool { return asciiEqualFold(cstr(op), word) }
+
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if asciiLowerByte(a[i]) != asciiLowerByte(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// asciiLower lower-cases ASCII letters only, as Redis's sdstolower.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = asciiLowerByte(c)
+	}
+	return string(b)
+}

@@ -176,14 +176,6 @@ func (e *RuleError) Error() string {
 	return "Error in ACL SETUSER modifier '" + cstr(e.Op) + "': " + e.Err.Error()
 }
 
-// cstr cuts s at a NUL byte, where Redis's %s formatting stops.
-func cstr(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func (e *RuleError) Unwrap() error { return e.Err }
 
 // UnmatchedError reports a selector whose '(' is never closed.
@@ -224,18 +216,18 @@ func mergeSelectors(ops []string) (merged []string, bad int) {
 func (p *Profile) apply(op string, allChannels bool) error {
 	switch {
 	case op == "":
-	case strings.EqualFold(op, "on"):
+	case is(op, "on"):
 		p.enabled = true
-	case strings.EqualFold(op, "off"):
+	case is(op, "off"):
 		p.enabled = false
-	case strings.EqualFold(op, "skip-sanitize-payload"):
+	case is(op, "skip-sanitize-payload"):
 		p.skipSanitize = true
-	case strings.EqualFold(op, "sanitize-payload"):
+	case is(op, "sanitize-payload"):
 		p.skipSanitize = false
-	case strings.EqualFold(op, "nopass"):
+	case is(op, "nopass"):
 		p.nopass = true
 		p.passwords = nil
-	case strings.EqualFold(op, "resetpass"):
+	case is(op, "resetpass"):
 		p.nopass = false
 		p.passwords = nil
 	case op[0] == '>' || op[0] == '#':
@@ -272,9 +264,9 @@ func (p *Profile) apply(op string, allChannels bool) error {
 			}
 		}
 		p.selectors = append(p.selectors, s)
-	case strings.EqualFold(op, "clearselectors"):
+	case is(op, "clearselectors"):
 		p.selectors = p.selectors[:1]
-	case strings.EqualFold(op, "reset"):
+	case is(op, "reset"):
 		p.nopass, p.passwords = false, nil
 		root := p.selectors[0]
 		root.allKeys, root.keys = false, nil
