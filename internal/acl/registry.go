@@ -118,7 +118,8 @@ var ErrDeleteDefault = errors.New("The 'default' user cannot be removed")
 // connections must be closed. The default user cannot be removed.
 func (r *Registry) DelUsers(names []string) ([]*User, error) {
 	for _, n := range names {
-		if n == DefaultUserName {
+		// Redis compares with strcmp: "default\x00x" is the default user.
+		if cstr(n) == DefaultUserName {
 			return nil, ErrDeleteDefault
 		}
 	}

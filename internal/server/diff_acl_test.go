@@ -156,6 +156,7 @@ func TestDiffACLRules(t *testing.T) {
 	d.same("ACL", "WHOAMI")
 	d.same("ACL", "DELUSER", "nosuch", "carol", "carol")
 	d.same("ACL", "DELUSER", "default")
+	d.same("ACL", "DELUSER", "default\x00x")
 	d.same("ACL", "DELUSER", "bob", "default")
 	d.same("ACL", "USERS")
 	d.same("ACL", "GETUSER", "nosuch")
