@@ -37,6 +37,8 @@ var commandNotes = map[string]string{
 	"save":            "Writes an RDB file of version 10 (Redis 7.0 loads it) from one consistent view; hash field deadlines have no form in it and are left out. Other clients are served meanwhile.",
 	"bgsave":          "As SAVE, in the background; SCHEDULE queues one more after a running BGSAVE.",
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
+	"acl|setuser":     "Redis 7.2's rules: command rules are kept in the order given (ACL LIST and GETUSER show them as given after +@all or -@all), as 7.2 does and 7.0 did not.",
+	"acl|cat":         "The commands of a category in name order (Redis lists them in hash-table order).",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"sort":            "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly). With BY or GET patterns that read other keys, SORT ... STORE (and any such SORT in MULTI or a script) excludes every writer while it runs.",
