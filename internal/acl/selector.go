@@ -217,9 +217,9 @@ func (s *selector) apply(cat *Catalog, op string) error {
 			s.channels = append(s.channels, op[1:])
 		}
 		s.allChannels = false
-	case len(op) > 1 && op[0] == '+' && op[1] != '@':
+	case op[0] == '+' && (len(op) == 1 || op[1] != '@'):
 		return s.allowCommand(cat, op[1:])
-	case len(op) > 1 && op[0] == '-' && op[1] != '@':
+	case op[0] == '-' && (len(op) == 1 || op[1] != '@'):
 		cmd := cat.Lookup(op[1:])
 		if cmd == nil {
 			return ErrUnknownCommand

@@ -147,6 +147,9 @@ func TestDiffACLRules(t *testing.T) {
 		{"eve", "+@\u212Aeyspace"},
 		{"eve", "%r\u212A~x"},
 		{"eve", "+config|GET\x00x"},
+		{"eve", "+"}, {"eve", "-"}, {"eve", "+@"}, {"eve", "-@"}, {"eve", "~"}, {"eve", "&"},
+		{"eve", ">"}, {"eve", "<"}, {"eve", "#"}, {"eve", "!"}, {"eve", "("}, {"eve", ")"}, {"eve", "()"},
+		{"eve", "+|"}, {"eve", "+|x"}, {"eve", "+config|"}, {"eve", "%W"}, {"eve", "%R~"},
 	} {
 		d.same(append([]string{"ACL", "SETUSER"}, rules...)...)
 		if r, c := getUserRules(t, d.redis, rules[0]), getUserRules(t, d.cairn, rules[0]); r != c {
