@@ -156,6 +156,13 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 	srv, err := server.Build(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	if err == nil {
+		// The config file's user lines or the aclfile; an error stops the
+		// start, as in Redis.
+		if err = srv.LoadUsers(); err != nil {
+			_ = srv.Shutdown(context.Background())
+		}
+	}
 	if err != nil {
 		return errors.Join(err, closeStorage(log, st, eng))
 	}

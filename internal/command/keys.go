@@ -2,6 +2,7 @@ package command
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cairndb/cairn/internal/rconv"
 )
@@ -56,12 +57,30 @@ type KeyRef struct {
 // KeysFuncFlags gives them. It returns nil when
 // there are no keys or the arguments are malformed.
 func (s *Spec) KeyRefs(args [][]byte) []KeyRef {
-	var from []int
-	keys, fromSpecs := s.appendKeys(nil, args, &from)
-	if len(keys) == 0 {
+	var sc KeyScratch
+	refs := s.AppendKeyRefs(nil, args, &sc)
+	if len(refs) == 0 {
 		return nil
 	}
-	refs := make([]KeyRef, len(keys))
+	return refs
+}
+
+// KeyScratch is reusable working space for AppendKeyRefs.
+type KeyScratch struct{ keys, from []int }
+
+// AppendKeyRefs is KeyRefs appending to dst and working in sc, so that a
+// caller on a hot path (the ACL check of every command) allocates nothing
+// once its buffers have grown.
+func (s *Spec) AppendKeyRefs(dst []KeyRef, args [][]byte, sc *KeyScratch) []KeyRef {
+	keys, fromSpecs := s.appendKeys(sc.keys[:0], args, &sc.from)
+	sc.keys = keys
+	from := sc.from
+	if len(keys) == 0 {
+		return dst
+	}
+	base := len(dst)
+	dst = slices.Grow(dst, len(keys))[:base+len(keys)]
+	refs := dst[base:]
 	var funcFlags []KeyFlag
 	if !fromSpecs && s.KeysFuncFlags != nil {
 		funcFlags = s.KeysFuncFlags(args, keys)
@@ -80,7 +99,7 @@ func (s *Spec) KeyRefs(args [][]byte) []KeyRef {
 			refs[i].Flags = s.KeyFlagsFunc(args, spec)
 		}
 	}
-	return refs
+	return dst
 }
 
 // appendKeys is AppendKeyIndices reporting whether the key specs found the

@@ -75,9 +75,13 @@ type Config struct {
 	// obsolete the names of the obsolete directives they held, for
 	// Ignored; renames is the rename-command lines in order. All three are
 	// guarded by mu.
-	explicit map[*setting]bool
-	obsolete []string
-	renames  []Rename
+	explicit                       map[*setting]bool
+	obsolete                       []string
+	renames                        []Rename
+	aclFile                        atomic.Pointer[string]
+	aclLogMaxLen, aclPubsubDefault atomic.Int64
+	// users are the "user" lines, each the words after "user".
+	users atomic.Pointer[[][]string]
 }
 
 // Default returns a configuration holding every setting's default.
@@ -148,6 +152,10 @@ func (c *Config) apply(ds []directive) {
 	started := make(map[*setting]bool)
 	for _, d := range ds {
 		switch {
+		case d.user != nil:
+			users := append(c.Users(), d.user)
+			c.users.Store(&users)
+			continue
 		case d.rename != nil:
 			c.renames = append(c.renames, *d.rename)
 			continue
@@ -614,4 +622,27 @@ func (c *Config) checkTLS(targets []*setting, values []value) (reason, at string
 		return "", ""
 	}
 	return fn(cand.TLS()), at
+}
+
+// ACLFile returns the aclfile path; "" means users come from user lines.
+func (c *Config) ACLFile() string { return *c.aclFile.Load() }
+
+// ACLLogMaxLen returns how many entries ACL LOG keeps.
+func (c *Config) ACLLogMaxLen() int64 { return c.aclLogMaxLen.Load() }
+
+// ACLPubsubAllChannels reports whether acl-pubsub-default is allchannels.
+func (c *Config) ACLPubsubAllChannels() bool { return c.aclPubsubDefault.Load() == 0 }
+
+// Users returns the configuration's user lines in order, each as the words
+// after "user" (the name, then its ACL rules).
+func (c *Config) Users() [][]string {
+	p := c.users.Load()
+	if p == nil {
+		return nil
+	}
+	out := make([][]string, len(*p))
+	for i, u := range *p {
+		out[i] = append([]string(nil), u...)
+	}
+	return out
 }

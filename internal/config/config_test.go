@@ -25,6 +25,9 @@ func TestGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := [][2]string{
+		{"acl-pubsub-default", "resetchannels"},
+		{"aclfile", ""},
+		{"acllog-max-len", "128"},
 		{"appendfsync", "everysec"},
 		{"appendonly", "yes"},
 		{"bind", "127.0.0.1"},

@@ -23,7 +23,6 @@ const (
 	whyThreads = "Cairn serves every connection on its own goroutine across all cores"
 	whyList    = "Cairn stores a list as records whatever its length (OBJECT ENCODING says quicklist)"
 	whyTLS     = "not used by Cairn's TLS (Go's crypto/tls), which serves no replicas or cluster peers"
-	whyACL     = "ACL users are not implemented yet"
 	whyDebug   = "a Redis debugging aid with no counterpart in Cairn"
 	whyExpire  = "Cairn finds expired keys through an index ordered by deadline, so there is no sampling effort to tune"
 	whyLocale  = "Cairn compares strings byte by byte, as Redis does with the C locale"
@@ -47,8 +46,6 @@ var ignoredSettings = []*setting{
 	ignoredInt("active-defrag-threshold-upper", "", true, 0, 1000, 100, whyAlloc),
 	ignoredInt("active-expire-effort", "", true, 1, 10, 1, whyExpire),
 	ignoredBool("activerehashing", "", true, true, whyAlloc),
-	ignoredEnum("acl-pubsub-default", true, []string{"allchannels", "resetchannels"}, 1, whyACL),
-	ignoredInt("acllog-max-len", "", true, 0, math.MaxInt64, 128, whyACL),
 	ignoredBool("always-show-logo", "", false, false, whyProc),
 	ignoredBool("aof-load-truncated", "", true, true, whyAOF),
 	ignoredBool("aof-rewrite-incremental-fsync", "", true, true, whyAOF),

@@ -53,6 +53,8 @@ type directive struct {
 	v        value
 	rename   *Rename
 	obsolete string
+	// user, for a "user" line, is its words after "user"; s is nil.
+	user []string
 }
 
 // maxIncludeDepth bounds include nesting and maxIncludes the files one load
@@ -113,6 +115,12 @@ func (p *parser) parse(text, source string, numbered bool, depth int) error {
 			return fail("Unbalanced quotes in configuration line")
 		}
 		if len(args) == 0 {
+			continue
+		}
+		if asciiEqualFold(args[0], "user") && len(args) >= 2 {
+			// Checked against the command table when the server loads
+			// the users.
+			p.out = append(p.out, directive{user: args[1:]})
 			continue
 		}
 		s := lookup(args[0])

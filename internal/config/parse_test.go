@@ -667,3 +667,31 @@ func TestExampleConf(t *testing.T) {
 		t.Errorf("the example changes %q, want %q", changed, want)
 	}
 }
+
+func TestUserLines(t *testing.T) {
+	c := Default()
+	path := filepath.Join(t.TempDir(), "c.conf")
+	text := "user alice on >pw ~* +@all\nport 7000\nUSER bob \"(~a +get)\" off\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyArgs([]string{"--user", "carol", "on"}); err != nil {
+		t.Fatal(err)
+	}
+	got := c.Users()
+	want := [][]string{{"alice", "on", ">pw", "~*", "+@all"}, {"bob", "(~a +get)", "off"}, {"carol", "on"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Users() = %q, want %q", got, want)
+	}
+	got[0][0] = "changed"
+	if c.Users()[0][0] != "alice" {
+		t.Error("Users returns the configuration's own slices")
+	}
+	var le *LoadError
+	if err := Default().ApplyArgs([]string{"--user"}); !errors.As(err, &le) || le.Reason != "Bad directive or wrong number of arguments" {
+		t.Errorf("a user line without a name: %v", err)
+	}
+}

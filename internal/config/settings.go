@@ -98,6 +98,8 @@ const maxBindAddrs = 16
 var (
 	appendFsyncNames = []string{"everysec", "always", "no"}
 	logLevelNames    = []string{"debug", "verbose", "notice", "warning", "nothing"}
+	// Redis's acl_pubsub_default_enum, in its order.
+	aclPubsubDefaultNames = []string{"allchannels", "resetchannels"}
 	// Redis's tls_auth_clients_enum, in its order.
 	tlsAuthClientsNames = []string{"no", "yes", "optional"}
 )
@@ -115,6 +117,22 @@ var settings = sortedSettings(applied, ignoredSettings)
 
 // applied is every parameter Cairn applies.
 var applied = []*setting{
+	{
+		// Whether a new ACL user or selector may use every pub/sub
+		// channel (allchannels) or none (resetchannels, Redis 7's default).
+		name: "acl-pubsub-default", kind: kindEnum, mutable: true,
+		enum: aclPubsubDefaultNames, def: value{n: 1},
+		num: func(c *Config) *atomic.Int64 { return &c.aclPubsubDefault },
+	},
+	{
+		name: "aclfile", kind: kindString,
+		str: func(c *Config) *atomic.Pointer[string] { return &c.aclFile },
+	},
+	{
+		name: "acllog-max-len", kind: kindInt, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 128},
+		num: func(c *Config) *atomic.Int64 { return &c.aclLogMaxLen },
+	},
 	{
 		name: "appendfsync", kind: kindEnum, mutable: true,
 		enum: appendFsyncNames, def: value{n: fsyncEverySec},

@@ -323,3 +323,24 @@ func remove[S comparable](m map[string]map[S]struct{}, name string, s S) {
 		delete(m, name)
 	}
 }
+
+// Subscriptions lists s's channels (global and shard) and patterns, in no
+// particular order: what an ACL change checks before it lets a subscriber
+// stay.
+func (h *Hub[S]) Subscriptions(s S) (channels, patterns []string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	ss := h.subs[s]
+	if ss == nil {
+		return nil, nil
+	}
+	for k := range ss.channels {
+		for c := range ss.channels[k] {
+			channels = append(channels, c)
+		}
+	}
+	for p := range ss.patterns {
+		patterns = append(patterns, p)
+	}
+	return channels, patterns
+}

@@ -128,3 +128,19 @@ func TestManySubscriptions(t *testing.T) {
 		t.Fatalf("UnsubscribeAll channels removed %d, left %d", len(removed), left)
 	}
 }
+
+func TestSubscriptions(t *testing.T) {
+	h := New[int]()
+	h.Subscribe(1, Global, "a")
+	h.Subscribe(1, Shard, "s")
+	h.PSubscribe(1, "p*")
+	h.Subscribe(2, Global, "b")
+	ch, pat := h.Subscriptions(1)
+	slices.Sort(ch)
+	if !slices.Equal(ch, []string{"a", "s"}) || !slices.Equal(pat, []string{"p*"}) {
+		t.Errorf("Subscriptions(1) = %q, %q", ch, pat)
+	}
+	if ch, pat := h.Subscriptions(3); ch != nil || pat != nil {
+		t.Errorf("Subscriptions of no subscriber = %q, %q", ch, pat)
+	}
+}

@@ -121,13 +121,28 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case spec.Flags&command.NoScript != 0:
 			scriptError(w, "ERR This Redis command is not allowed from script")
 			return true, nil
-		case spec.Flags&command.Write != 0 && s.replicaRefusesWrite(g.c): // replica.go
-			scriptError(w, "READONLY You can't write against a read only replica.")
-			return true, nil
+		}
+	}
+	// acl.go: the user's permissions, checked again at EXEC as Redis
+	// does (they may have changed since the command was queued), and for
+	// every command a script calls.
+	if msg := g.aclCheck(spec, args); msg != "" {
+		if g.kind == groupMulti {
+			s.replyError(w, msg)
+		} else {
+			scriptError(w, msg)
+		}
+		return true, nil
+	}
+	if g.kind != groupMulti {
+		switch {
 		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
 			// Redis counts a may-replicate command (PFCOUNT) as a write
 			// here.
 			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
+			return true, nil
+		case spec.Flags&command.Write != 0 && s.replicaRefusesWrite(g.c): // replica.go
+			scriptError(w, "READONLY You can't write against a read only replica.")
 			return true, nil
 		}
 	}

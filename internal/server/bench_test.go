@@ -61,3 +61,13 @@ func BenchmarkGet(b *testing.B) {
 	benchPipeline(b, encodeCommand("GET", "key:000001"), encodeCommand("SET", "key:000001", value128))
 }
 func BenchmarkIncr(b *testing.B) { benchPipeline(b, encodeCommand("INCR", "counter")) }
+
+// BenchmarkGetACLUser is BenchmarkGet as a restricted ACL user (command
+// bitset and key patterns checked on every command): against BenchmarkGet,
+// what the ACL check costs.
+func BenchmarkGetACLUser(b *testing.B) {
+	benchPipeline(b, encodeCommand("GET", "key:000001"),
+		encodeCommand("ACL", "SETUSER", "u", "on", ">pw", "+@all", "-flushall", "%R~key:*", "%W~key:*", "~other:*"),
+		encodeCommand("AUTH", "u", "pw"),
+		encodeCommand("SET", "key:000001", value128))
+}

@@ -21,6 +21,13 @@ import (
 // They live in one table, apart from the command tables beside the
 // handlers, so that the arguments read as Redis's documentation does.
 var commandArgs = map[string]string{
+	"acl|cat":               `[categoryname]`,
+	"acl|deluser":           `username...`,
+	"acl|dryrun":            `username command [arg]...`,
+	"acl|genpass":           `[bits:integer]`,
+	"acl|getuser":           `username`,
+	"acl|log":               `operation=[count:integer | RESET]`,
+	"acl|setuser":           `username [rule]...`,
 	"append":                `key:key value`,
 	"auth":                  `[username]{6.0.0} password`,
 	"backup":                `directory`,

@@ -1,11 +1,10 @@
 package server
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"strconv"
 	"strings"
 
+	"github.com/cairndb/cairn/internal/acl"
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/rconv"
 )
@@ -87,36 +86,41 @@ func cmdReset(x *ctx) {
 	c.db.Store(0)
 	c.resp3.Store(false)
 	x.w.SetProtocol(2)
-	c.authed.Store(x.srv.cfg.RequirePass() == "")
+	c.setDefaultAuth()
 	c.mu.Lock()
 	c.name = ""
 	c.mu.Unlock()
 	x.w.SimpleString("RESET")
 }
 
-// checkPassword authenticates against requirepass (Cairn has one user,
-// "default", as Redis without ACL rules). It replies on failure, counts it
-// (INFO's acl_access_denied_auth) and logs it; the log is rate-limited by
-// the process's handler.
+// checkPassword authenticates the connection as an ACL user: it must exist,
+// be on, and have pass among its passwords (or nopass). It replies on
+// failure, counts it (INFO's acl_access_denied_auth), adds it to the ACL
+// LOG as Redis does (so brute force shows there) and logs it; the log is
+// rate-limited by the process's handler.
 func (x *ctx) checkPassword(user, pass []byte) bool {
-	want := x.srv.cfg.RequirePass()
-	if string(user) != "default" || (want != "" && !samePassword(pass, want)) {
+	u, ok := x.srv.acl.users.Authenticate(string(user), pass)
+	if !ok {
 		x.srv.stats.authFailures.Add(1)
+		x.srv.acl.log.Add(acl.LogEntry{Reason: acl.DeniedAuth, Context: aclGroupContext(x), Object: string(x.args[0]),
+			Username: string(user), ClientInfo: x.cl.describe()}, x.srv.nowMs(), int(min(x.srv.cfg.ACLLogMaxLen(), 1<<30)))
 		x.srv.log.Warn("authentication failed", "client", x.cl.id, "addr", x.cl.raddr, "user", string(user))
 		x.errorReply("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
 	}
+	x.cl.user.Store(u)
 	x.cl.authed.Store(true)
 	x.cl.everAuthed.Store(true)
 	return true
 }
 
-// samePassword compares a password in time that depends on neither its
-// content nor its length: both sides are hashed first, as Redis compares
-// the SHA-256 of passwords.
-func samePassword(got []byte, want string) bool {
-	g, w := sha256.Sum256(got), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
+// aclGroupContext is where a command runs for the ACL LOG: inside EXEC it
+// is "multi".
+func aclGroupContext(x *ctx) acl.Context {
+	if x.group != nil && x.group.kind == groupMulti || x.cl.multi != nil {
+		return acl.Multi
+	}
+	return acl.Toplevel
 }
 
 // unauthReplyLimit is how many reply bytes may wait for a client that has
@@ -139,7 +143,7 @@ func (s *Server) unauthRepliesPiledUp(c *client) bool {
 func cmdAuth(x *ctx) {
 	switch len(x.args) {
 	case 2:
-		if x.srv.cfg.RequirePass() == "" {
+		if x.srv.acl.users.Default().Profile().NoPass() {
 			x.errorReply("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
@@ -411,6 +415,7 @@ func cmdClientKill(x *ctx) {
 	var byAddr, byLaddr bool
 	skipMe := true
 	var maxAge int64
+	var user *acl.User
 	for i := 2; i < len(x.args); i += 2 {
 		if i+1 >= len(x.args) {
 			x.syntaxError()
@@ -454,7 +459,7 @@ func cmdClientKill(x *ctx) {
 				return
 			}
 		case "USER":
-			if val != "default" {
+			if user = x.srv.acl.users.Get(val); user == nil {
 				x.errorReply("ERR No such user '" + cstr(val) + "'")
 				return
 			}
@@ -465,7 +470,7 @@ func cmdClientKill(x *ctx) {
 	}
 	var killed int64
 	for _, c := range x.srv.clientList() {
-		if (id != 0 && c.id != id) || (byAddr && c.raddr != addr) || (byLaddr && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) {
+		if (id != 0 && c.id != id) || (byAddr && c.raddr != addr) || (byLaddr && c.laddr != laddr) || (typ != "" && !c.hasType(typ)) || (user != nil && c.user.Load() != user) {
 			continue
 		}
 		if skipMe && c == x.cl {
@@ -586,7 +591,7 @@ func (c *client) describe() string {
 	// as they are made.
 	field("omem", strconv.FormatInt(c.out.size.Load(), 10))
 	field("cmd", last)
-	field("user", "default")
+	field("user", c.user.Load().Name())
 	field("resp", strconv.Itoa(proto))
 	field("lib-name", lib)
 	field("lib-ver", ver)

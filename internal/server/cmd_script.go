@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairndb/cairn/internal/acl"
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/rdb"
 	"github.com/cairndb/cairn/internal/resp"
@@ -258,15 +259,22 @@ func (h *scriptHost) Call(args [][]byte, proto int) ([]byte, error) {
 	return bytes.Clone(h.buf.Bytes()), nil
 }
 
-// ACLCheck answers redis.acl_check_cmd. Cairn has one user, the default
-// one, allowed every command; an unknown command is an error.
+// ACLCheck answers redis.acl_check_cmd: whether the script's caller may
+// run the command line; an unknown command is an error.
 func (h *scriptHost) ACLCheck(args [][]byte) (bool, error) {
 	s := h.g.s
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		return false, script.ErrACLUnknownCommand
 	}
-	return true, nil
+	if len(spec.Subcommands) > 0 && len(args) > 1 {
+		if spec = s.table.LookupSub(spec, args[1]); spec == nil {
+			return false, script.ErrACLUnknownCommand
+		}
+	}
+	e := s.handlers[spec]
+	r, _ := h.g.c.user.Load().Profile().Check(e.aclCmd, args)
+	return r == acl.OK, nil
 }
 
 func (h *scriptHost) Log(level int, msg string) { h.g.s.scriptLog(level, msg) }

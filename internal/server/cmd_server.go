@@ -278,6 +278,9 @@ func (s *Server) resetStats() {
 	s.stats.writes.Store(0)
 	s.stats.rejected.Store(0)
 	s.stats.authFailures.Store(0)
+	s.acl.deniedCmd.Store(0)
+	s.acl.deniedKey.Store(0)
+	s.acl.deniedChannel.Store(0)
 	s.stats.errors.reset()
 	st := s.st.Stats()
 	st.ExpiredKeys.Store(0)
@@ -559,6 +562,9 @@ func (s *Server) infoSection(sec string) [][2]string {
 			// limit (client-output-buffer-limit).
 			{"client_output_buffer_limit_disconnections", itoa(s.ps.obufDisconnects.Load())},
 			{"acl_access_denied_auth", itoa(s.stats.authFailures.Load())},
+			{"acl_access_denied_cmd", itoa(s.acl.deniedCmd.Load())},
+			{"acl_access_denied_key", itoa(s.acl.deniedKey.Load())},
+			{"acl_access_denied_channel", itoa(s.acl.deniedChannel.Load())},
 		}
 	case "replication":
 		return s.replicationInfo()

@@ -155,9 +155,16 @@ func parseSortOptions(x *ctx, readonly bool) (sortOptions, bool) {
 			o.by = args[j+1]
 			if bytes.IndexByte(o.by, '*') < 0 {
 				o.dontsort = true
+			} else if !x.sortKeyAccess() {
+				x.errorReply("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				return o, false
 			}
 			j++
 		case equalFold(a, "get") && left >= 1:
+			if !x.sortKeyAccess() {
+				x.errorReply("ERR GET option of SORT denied due to insufficient ACL permissions.")
+				return o, false
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:

@@ -42,6 +42,8 @@ var commandNotes = map[string]string{
 	"psync":           "Always answers +FULLRESYNC (Cairn keeps no backlog), then as SYNC.",
 	"replconf":        "Accepts listening-port, ip-address, capa, rdb-only, rdb-filter-only (functions) for SYNC; ACK and GETACK are ignored, as from a client that is not a replica.",
 	"lastsave":        "The last time the write-ahead log was synced to disk: data is persisted continuously, not by snapshots.",
+	"acl|setuser":     "Redis 7.2's rules: command rules are kept in the order given (ACL LIST and GETUSER show them as given after +@all or -@all), as 7.2 does and 7.0 did not.",
+	"acl|cat":         "The commands of a category in name order (Redis lists them in hash-table order).",
 	"client|list":     "Reports the fields Cairn tracks (id, addr, laddr, name, age, idle, flags, db, sub, psub, ssub, multi, omem, cmd, user, resp, lib-name, lib-ver); omem counts only the messages waiting to be pushed.",
 	"info":            "Sections server, clients, memory, persistence, stats, replication, CPU, modules, errorstats, cluster, commandstats, latencystats, keyspace; memory also reports Pebble's figures and the member filters' count and bytes, stats the member lookups they answered. Latencies have nanosecond resolution (Redis records whole microseconds).",
 	"sort":            "ALPHA compares bytes, as Redis in the C locale. A set or sorted set is read in byte or score order, not Redis's hash-table order: an unsorted set (BY nosort), and equal ALPHA BY values, come in an order of their own (a list's match Redis's exactly). With BY or GET patterns that read other keys, SORT ... STORE (and any such SORT in MULTI or a script) excludes every writer while it runs.",

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairndb/cairn/internal/acl"
 	"github.com/cairndb/cairn/internal/resp"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -30,6 +31,10 @@ type client struct {
 	db        atomic.Int64
 	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
 	authed    atomic.Bool
+	// user is the ACL user the client runs as (acl.go); aclScratch is
+	// its checks' working space.
+	user       atomic.Pointer[acl.User]
+	aclScratch acl.Scratch
 	// everAuthed is set once the client authenticated with a password.
 	everAuthed atomic.Bool
 	resp3      atomic.Bool
@@ -140,16 +145,16 @@ func newClient(s *Server, nc net.Conn) *client {
 	c.r = resp.NewReader(flushingReader{c})
 	c.w = resp.NewWriter(syncingWriter{c})
 	c.lastCmdAt.Store(c.created.UnixMilli())
-	c.authed.Store(s.cfg.RequirePass() == "")
+	c.setDefaultAuth()
 	return c
 }
 
 // authRequired reports whether the client must authenticate before running
-// commands: it has not, and the default user has a password. A client
-// connected while there was none stays authenticated when one is set, and
-// clearing the password lets everyone in, as in Redis.
+// commands: it has not, and the default user has a password or is off. A
+// client connected while there was none stays authenticated when one is
+// set, and clearing the password lets everyone in, as in Redis.
 func (c *client) authRequired() bool {
-	return !c.authed.Load() && c.srv.cfg.RequirePass() != ""
+	return !c.authed.Load() && c.srv.defaultNeedsAuth()
 }
 
 // setLastCmd records the command CLIENT LIST shows as cmd; "" shows NULL.

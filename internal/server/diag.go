@@ -94,6 +94,11 @@ func loggedArgs(spec *command.Spec, args [][]byte) [][]byte {
 				j++
 			}
 		}
+	case "acl|setuser":
+		// The user's name and rules (passwords among them).
+		for j := 2; j < len(args); j++ {
+			redact = append(redact, j)
+		}
 	case "config|set":
 		for j := 2; j+1 < len(args); j += 2 {
 			for _, name := range sensitiveConfigs {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairndb/cairn/internal/acl"
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/latency"
 	"github.com/cairndb/cairn/internal/resp"
@@ -24,6 +25,8 @@ type cmdEntry struct {
 	// subs are the handlers of a container's subcommands.
 	subs  []cmdEntry
 	stats *cmdStats
+	// aclCmd is the command as ACL rules know it (acl.go).
+	aclCmd *acl.Command
 	// rewrites marks a command Redis flags read-only that may still
 	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
 	// write transaction on its keys.
@@ -187,6 +190,15 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		e.stats.rejected.Add(1)
 		s.reject(c, "NOAUTH Authentication required.")
 		return
+	}
+	// acl.go: the user's permissions, after authentication as in Redis;
+	// a command MULTI refuses is refused by queue first.
+	if c.multi == nil || spec.Flags&command.NoMulti == 0 {
+		if msg := s.checkACL(c, e, args, aclContext(c)); msg != "" {
+			e.stats.rejected.Add(1)
+			s.reject(c, msg)
+			return
+		}
 	}
 	if msg := s.replicaError(c, spec); msg != "" { // replica.go
 		e.stats.rejected.Add(1)

@@ -253,25 +253,6 @@ func TestUnauthenticatedRepliesPileUp(t *testing.T) {
 	}
 }
 
-func TestSamePassword(t *testing.T) {
-	for _, tt := range []struct {
-		got, want string
-		same      bool
-	}{
-		{"secret", "secret", true},
-		{"secreT", "secret", false},
-		{"secret!", "secret", false},
-		{"", "secret", false},
-		{"secret", "", false},
-		{"", "", true},
-		{"a\x00b", "a\x00b", true},
-	} {
-		if samePassword([]byte(tt.got), tt.want) != tt.same {
-			t.Errorf("samePassword(%q, %q) = %v", tt.got, tt.want, !tt.same)
-		}
-	}
-}
-
 // noSpace fails file writes with ENOSPC while on, as a full disk does.
 type noSpace struct{ on atomic.Bool }
 

@@ -207,6 +207,8 @@ type replHost struct {
 func (s *Server) newMasterClient(host string, port, db int) *client {
 	c := newClient(s, nullConn{remote: replAddr(net.JoinHostPort(host, strconv.Itoa(port)))})
 	c.authed.Store(true)
+	// The master's commands are not the default user's to refuse.
+	c.user.Store(s.acl.users.Superuser())
 	c.reply.off = true
 	c.db.Store(int64(db))
 	s.repl.master.Store(c)

@@ -608,3 +608,30 @@ func TestReplicaFullResyncAfterBacklogLoss(t *testing.T) {
 	}
 	compareAll(t, master, c, 0, 3)
 }
+
+// The master's stream runs as no user at all, as in Redis: a default user
+// restricted by ACL on the replica does not refuse the master's writes.
+func TestReplicaAppliesDespiteRestrictedDefaultUser(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	master := startRedisOn(t, t.TempDir())
+	mustDo(t, master, "SET", "before", "1")
+	_, port, _ := net.SplitHostPort(master.Addr())
+	ts := startServer(t, "dir", t.TempDir())
+	c := redistest.Dial(t, ts.addr)
+	mustDo(t, c, "ACL", "SETUSER", "default", "resetkeys", "-@write")
+	mustDo(t, c, "REPLICAOF", "127.0.0.1", port)
+	waitInSync(t, master, c)
+	mustDo(t, master, "SET", "after", "2")
+	mustDo(t, master, "HSET", "h", "f", "v")
+	waitInSync(t, master, c)
+	mustDo(t, c, "ACL", "SETUSER", "default", "allkeys")
+	if n := compareAll(t, master, c, 0); n != 3 {
+		t.Errorf("%d keys compared, want 3", n)
+	}
+	if got := infoField(t, c, "stats", "acl_access_denied_cmd"); got != "0" {
+		t.Errorf("acl_access_denied_cmd = %s after replication", got)
+	}
+	mustDo(t, c, "REPLICAOF", "NO", "ONE")
+}

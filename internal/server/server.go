@@ -68,6 +68,8 @@ type Server struct {
 	migrates migrateCache
 	// repl is the replication role (replica.go).
 	repl replState
+	// acl is the users and the ACL LOG (acl.go).
+	acl aclState
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -153,7 +155,7 @@ func Build(o Options) (*Server, error) {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands(), aclCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -162,6 +164,7 @@ func Build(o Options) (*Server, error) {
 	if err := s.renameCommands(); err != nil {
 		return nil, err
 	}
+	s.initACL()
 	// The collections' encoding limits follow the configuration.
 	if s.st != nil {
 		s.applyEncodingLimits()
@@ -270,7 +273,7 @@ func (s *Server) accept(nc net.Conn) {
 		go refuse(nc, "-ERR max number of clients reached\r\n")
 		return
 	}
-	if protectedDenied(s.cfg.ProtectedMode(), s.cfg.RequirePass(), nc.RemoteAddr()) {
+	if protectedDenied(s.cfg.ProtectedMode(), s.defaultPassword(), nc.RemoteAddr()) {
 		s.mu.Unlock()
 		s.stats.rejected.Add(1)
 		go refuse(nc, deniedProtected)

@@ -156,7 +156,7 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub, hllGeo:
+		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario:
 			err = h.matrix(ctx, name)
 		case streams:
 			err = h.matrix(ctx, name)

@@ -85,7 +85,8 @@ var workloads = []workload{
 func allWorkloads() []workload {
 	all := append(slices.Clone(workloads), scriptPubSubWorkloads...)
 	all = append(all, streamWorkloads...)
-	return append(all, hllGeoWorkloads...)
+	all = append(all, hllGeoWorkloads...)
+	return append(all, aclWorkloads...)
 }
 
 // scenarioSetups load, once per server, data that a scenario's workloads
@@ -103,6 +104,7 @@ var scenarioTitles = map[string]string{
 	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	streams:       "Streams: XADD and a consumer group, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	hllGeo:        "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	aclScenario:   "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each

@@ -299,6 +299,9 @@ func (r *results) markdown(history string) string {
 			writeSPIntro(&b)
 		}
 		writeLoadgenIntro(&b, mr.Scenario, s)
+		if mr.Scenario == aclScenario {
+			writeACLIntro(&b)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -330,6 +333,9 @@ func (r *results) markdown(history string) string {
 		}
 		if mr.Scenario == scriptPubSub {
 			writeDelivered(&b, mr, s.Pipelines)
+		}
+		if mr.Scenario == aclScenario {
+			writeACLCost(&b, mr, s.Pipelines)
 		}
 		if len(mr.Skipped) > 0 {
 			p("Skipped (picked up automatically once Cairn has the command):\n\n")
