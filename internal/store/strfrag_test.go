@@ -1,0 +1,287 @@
+package store
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/encoding"
+)
+
+const maxBulk = 512 << 20
+
+// fragSize is the fragment size of new fragmented strings.
+const fragSize = 1 << encoding.FragShift
+
+// fragments lists the fragment records of key's current version in db 0.
+func fragments(t *testing.T, s *Store, key string) map[uint64][]byte {
+	t.Helper()
+	return readTx(t, s, func(tx *Tx) (map[uint64][]byte, error) {
+		m, ok, err := tx.meta(0, []byte(key))
+		if err != nil || !ok || !m.Fragmented() {
+			return nil, err
+		}
+		p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, tx.s.phys(0), []byte(key), m.Version)
+		it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+		if err != nil {
+			return nil, err
+		}
+		defer it.Close()
+		out := map[uint64][]byte{}
+		for ok := it.First(); ok; ok = it.Next() {
+			i, err := encoding.DecodeFragmentIndex(it.Key(), len(p))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = bytes.Clone(it.Value())
+		}
+		return out, it.Error()
+	})
+}
+
+func getString(t *testing.T, s *Store, key string) []byte {
+	t.Helper()
+	return readTx(t, s, func(tx *Tx) ([]byte, error) {
+		v, _, err := tx.GetString(0, []byte(key))
+		return bytes.Clone(v), err
+	})
+}
+
+func TestSetRangeAtHugeOffsetWritesOneFragment(t *testing.T) {
+	s, _ := openTestStore(t)
+	off := int64(4294967295 >> 3)
+	n := writeTx(t, s, []string{"b"}, func(tx *Tx) (int64, error) {
+		return tx.SetRange(0, []byte("b"), off, []byte{1}, maxBulk)
+	})
+	if n != off+1 {
+		t.Fatalf("SETRANGE returned %d, want %d", n, off+1)
+	}
+	f := fragments(t, s, "b")
+	if len(f) != 1 || len(f[uint64(off/fragSize)]) != fragSize {
+		t.Fatalf("fragments after SETRANGE at %d: %d records", off, len(f))
+	}
+	got := readTx(t, s, func(tx *Tx) ([]byte, error) {
+		v, _, err := tx.GetRange(0, []byte("b"), off-2, -1)
+		return v, err
+	})
+	if !bytes.Equal(got, []byte{0, 0, 1}) {
+		t.Fatalf("GETRANGE tail = %x", got)
+	}
+	if l, _, _ := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.StrLen(0, []byte("b")); return n, err }), 0, 0; l != off+1 {
+		t.Fatalf("STRLEN = %d", l)
+	}
+	// DEL is a range tombstone, whatever the length.
+	writeTx(t, s, []string{"b"}, func(tx *Tx) (bool, error) { return tx.Delete(0, []byte("b")) })
+	if got := getString(t, s, "b"); got != nil {
+		t.Fatalf("GET after DEL = %d bytes", len(got))
+	}
+}
+
+// strOp is one random operation of the model test.
+type strOp struct {
+	kind string
+	off  int64
+	val  []byte
+}
+
+// TestFragmentedStringMatchesModel drives random SET, SETRANGE, APPEND,
+// GETRANGE and bit writes around fragment boundaries and the inline
+// threshold, and compares every read with a byte-slice model.
+func TestFragmentedStringMatchesModel(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	s, _ := openTestStore(t)
+	key := []byte("k")
+	var model []byte
+	exists := false // whether the key exists (COPY back needs it)
+	// Offsets near fragment edges and the threshold.
+	edge := func() int64 {
+		bases := []int64{0, fragSize, 3 * fragSize, encoding.FragmentThreshold, 40 * fragSize, 1 << 20}
+		return max(0, bases[r.IntN(len(bases))]+int64(r.IntN(9))-4)
+	}
+	randVal := func() []byte {
+		n := []int{1, 3, fragSize - 1, fragSize + 1, 2*fragSize + 5, 50}[r.IntN(6)]
+		v := make([]byte, n)
+		for i := range v {
+			if r.IntN(3) > 0 {
+				v[i] = byte(r.UintN(256))
+			}
+		}
+		return v
+	}
+	for step := range 300 {
+		switch op := r.IntN(7); op {
+		case 0: // SET
+			v := randVal()
+			if r.IntN(4) == 0 {
+				v = append(make([]byte, encoding.FragmentThreshold), v...)
+			}
+			writeTx(t, s, []string{"k"}, func(tx *Tx) (SetResult, error) {
+				return tx.SetString(0, key, v, SetArgs{})
+			})
+			model, exists = bytes.Clone(v), true
+		case 1: // SETRANGE
+			off, v := edge(), randVal()
+			n := writeTx(t, s, []string{"k"}, func(tx *Tx) (int64, error) {
+				return tx.SetRange(0, key, off, v, maxBulk)
+			})
+			if need := off + int64(len(v)); int64(len(model)) < need {
+				model = append(model, make([]byte, need-int64(len(model)))...)
+			}
+			copy(model[off:], v)
+			exists = true
+			if n != int64(len(model)) {
+				t.Fatalf("step %d: SETRANGE length %d, model %d", step, n, len(model))
+			}
+		case 2: // APPEND
+			v := randVal()
+			n := writeTx(t, s, []string{"k"}, func(tx *Tx) (int64, error) {
+				return tx.Append(0, key, v, maxBulk)
+			})
+			model, exists = append(model, v...), true
+			if n != int64(len(model)) {
+				t.Fatalf("step %d: APPEND length %d, model %d", step, n, len(model))
+			}
+		case 3: // a bit write through StringValue, as SETBIT does
+			bit := edge()*8 + int64(r.IntN(8))
+			writeTx(t, s, []string{"k"}, func(tx *Tx) (bool, error) {
+				sv, err := tx.OpenString(0, key, false)
+				if err != nil {
+					return false, err
+				}
+				sv.Grow(bit/8 + 1)
+				var b [1]byte
+				if err := sv.ReadAt(b[:], bit/8); err != nil {
+					return false, err
+				}
+				b[0] ^= 0x80 >> (bit % 8)
+				if err := sv.WriteAt(b[:], bit/8); err != nil {
+					return false, err
+				}
+				return true, sv.Save(encoding.ReprRaw)
+			})
+			if need := bit/8 + 1; int64(len(model)) < need {
+				model = append(model, make([]byte, need-int64(len(model)))...)
+			}
+			model[bit/8] ^= 0x80 >> (bit % 8)
+			exists = true
+		case 4: // GETRANGE
+			a, b := edge(), edge()
+			got := readTx(t, s, func(tx *Tx) ([]byte, error) {
+				v, _, err := tx.GetRange(0, key, a, b)
+				return v, err
+			})
+			var want []byte
+			if hi := min(b, int64(len(model))-1); a <= hi {
+				want = model[a : hi+1]
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("step %d: GETRANGE %d %d = %d bytes, model %d bytes", step, a, b, len(got), len(want))
+			}
+		case 5: // COPY and RENAME there and back
+			writeTx(t, s, []string{"k", "c"}, func(tx *Tx) (bool, error) { return tx.Copy(0, key, 0, []byte("c"), true) })
+			if exists {
+				writeTx(t, s, []string{"k", "c"}, func(tx *Tx) (bool, error) { return tx.Rename(0, []byte("c"), key, false) })
+			}
+		case 6: // Chunks see only stored bytes, in order
+			readTx(t, s, func(tx *Tx) (bool, error) {
+				sv, err := tx.OpenString(0, key, false)
+				if err != nil {
+					return false, err
+				}
+				last := int64(-1)
+				rebuilt := make([]byte, sv.Len())
+				err = sv.Chunks(0, sv.Len()-1, func(off int64, b []byte) bool {
+					if off <= last {
+						t.Fatalf("step %d: chunk at %d after one ending at %d", step, off, last)
+					}
+					copy(rebuilt[off:], b)
+					last = off + int64(len(b)) - 1
+					return true
+				})
+				if !bytes.Equal(rebuilt, model) {
+					t.Fatalf("step %d: chunks rebuild %d bytes unlike the model's %d", step, len(rebuilt), len(model))
+				}
+				return true, err
+			})
+		}
+		if got := getString(t, s, "k"); !bytes.Equal(got, model) {
+			t.Fatalf("step %d: GET gives %d bytes, model %d", step, len(got), len(model))
+		}
+		if err := Check(s); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+}
+
+// TestLongInlineStringStillReads: a string longer than the threshold
+// written inline (as before fragments existed) reads, and moves to
+// fragments on its first in-place change.
+func TestLongInlineStringStillReads(t *testing.T) {
+	s, _ := openTestStore(t)
+	v := bytes.Repeat([]byte("ab"), encoding.FragmentThreshold)
+	writeTx(t, s, []string{"old"}, func(tx *Tx) (bool, error) {
+		return true, tx.putMeta(0, []byte("old"), &encoding.Meta{Type: encoding.TypeString, Value: v, Repr: encoding.ReprRaw})
+	})
+	if got := getString(t, s, "old"); !bytes.Equal(got, v) {
+		t.Fatal("an inline string above the threshold does not read back")
+	}
+	writeTx(t, s, []string{"old"}, func(tx *Tx) (int64, error) { return tx.SetRange(0, []byte("old"), 1, []byte("X"), maxBulk) })
+	v[1] = 'X'
+	if got := getString(t, s, "old"); !bytes.Equal(got, v) {
+		t.Fatal("SETRANGE on a long inline string lost bytes")
+	}
+	if len(fragments(t, s, "old")) != len(v)/fragSize {
+		t.Fatalf("after a change the string has %d fragments, want %d", len(fragments(t, s, "old")), len(v)/fragSize)
+	}
+}
+
+// TestFragmentedStringKeyspace: expiry, GETEX, GETDEL, DUMP's reader,
+// MEMORY USAGE and OBJECT ENCODING over a fragmented string.
+func TestFragmentedStringKeyspace(t *testing.T) {
+	s, clock := openTestStore(t)
+	v := make([]byte, 3*encoding.FragmentThreshold)
+	v[5], v[len(v)-1] = 7, 9
+	writeTx(t, s, []string{"f"}, func(tx *Tx) (SetResult, error) {
+		return tx.SetString(0, []byte("f"), v, SetArgs{ExpireMs: clock.now().UnixMilli() + 10_000})
+	})
+	if n := len(fragments(t, s, "f")); n != 2 {
+		t.Fatalf("a value with two non-zero fragments stored %d", n)
+	}
+	got := writeTx(t, s, []string{"f"}, func(tx *Tx) ([]byte, error) {
+		b, _, err := tx.GetEx(0, []byte("f"), ExpireAction{Persist: true})
+		return b, err
+	})
+	if !bytes.Equal(got, v) {
+		t.Fatal("GETEX value differs")
+	}
+	val := readTx(t, s, func(tx *Tx) (Value, error) { v, _, _, err := tx.ReadValue(0, []byte("f")); return v, err })
+	if !bytes.Equal(val.String, v) {
+		t.Fatal("ReadValue (DUMP) differs")
+	}
+	enc := readTx(t, s, func(tx *Tx) (string, error) { e, _, err := tx.Encoding(0, []byte("f")); return e, err })
+	if enc != "raw" {
+		t.Fatalf("OBJECT ENCODING = %q", enc)
+	}
+	size := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.MemoryUsage(0, []byte("f"), 0); return n, err })
+	if size < 2 || size > int64(len(v)) {
+		t.Fatalf("MEMORY USAGE = %d for %d stored bytes", size, 2)
+	}
+	// Moving to another db and back keeps the bytes.
+	writeTx(t, s, []string{"f"}, func(tx *Tx) (bool, error) { return tx.Move(0, []byte("f"), 1) })
+	writeTx(t, s, []string{"f"}, func(tx *Tx) (bool, error) { return tx.Move(1, []byte("f"), 0) })
+	got = writeTx(t, s, []string{"f"}, func(tx *Tx) ([]byte, error) { b, _, err := tx.GetDel(0, []byte("f")); return b, err })
+	if !bytes.Equal(got, v) {
+		t.Fatal("GETDEL after MOVE differs")
+	}
+	if exists := readTx(t, s, func(tx *Tx) (bool, error) { return tx.Exists(0, []byte("f")) }); exists {
+		t.Fatal("GETDEL left the key")
+	}
+	// A small SET over a fragmented string drops its fragments.
+	writeTx(t, s, []string{"f"}, func(tx *Tx) (SetResult, error) { return tx.SetString(0, []byte("f"), v, SetArgs{}) })
+	writeTx(t, s, []string{"f"}, func(tx *Tx) (SetResult, error) { return tx.SetString(0, []byte("f"), []byte("x"), SetArgs{}) })
+	if got := getString(t, s, "f"); string(got) != "x" {
+		t.Fatalf("GET after SET = %q", got)
+	}
+}
