@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The differential tests of the bitmap commands: random SETBIT, GETBIT,
@@ -242,4 +244,37 @@ func TestDiffBitmapFragmented(t *testing.T) {
 	d.same("BITCOUNT", "w")
 	d.same("GETDEL", "w")
 	d.same("EXISTS", "w")
+}
+
+// TestBitOpNewOps runs Redis 8.2's BITOP DIFF, DIFF1, ANDOR and ONE on
+// the example of Redis's bitmap documentation (A = 11011000, B = 00011001,
+// C = 01101100), and their argument errors, which the installed Redis 7
+// lacks.
+func TestBitOpNewOps(t *testing.T) {
+	bothProtocols(t, func(t *testing.T, ts *testServer, c *redis.Client) {
+		runSteps(t, c, []step{
+			stepOf("OK", "SET", "A", "\xd8"),
+			stepOf("OK", "SET", "B", "\x19"),
+			stepOf("OK", "SET", "C", "\x6c"),
+			stepOf(int64(1), "BITOP", "DIFF", "R", "A", "B", "C"),
+			stepOf("\x80", "GET", "R"),
+			stepOf(int64(1), "BITOP", "diff1", "R", "A", "B", "C"),
+			stepOf("\x25", "GET", "R"),
+			stepOf(int64(1), "BITOP", "ANDOR", "R", "A", "B", "C"),
+			stepOf("\x58", "GET", "R"),
+			stepOf(int64(1), "BITOP", "ONE", "R", "A", "B", "C"),
+			stepOf("\xa5", "GET", "R"),
+			stepOf(int64(1), "BITOP", "ONE", "R", "A"),
+			stepOf("\xd8", "GET", "R"),
+			// A missing X is zeros: DIFF1 is then the disjunction.
+			stepOf(int64(1), "BITOP", "DIFF1", "R", "nope", "B", "C"),
+			stepOf("\x7d", "GET", "R"),
+			stepOf(replyErr("ERR BITOP DIFF must be called with at least two source keys."), "BITOP", "DIFF", "R", "A"),
+			stepOf(replyErr("ERR BITOP DIFF1 must be called with at least two source keys."), "BITOP", "diff1", "R", "A"),
+			stepOf(replyErr("ERR BITOP ANDOR must be called with at least two source keys."), "BITOP", "AndOr", "R", "A"),
+			stepOf(replyErr("ERR BITOP NOT must be called with a single source key."), "BITOP", "NOT", "R", "A", "B"),
+			stepOf(int64(0), "BITOP", "ONE", "R", "nope"),
+			stepOf(int64(0), "EXISTS", "R"),
+		})
+	})
 }
