@@ -156,7 +156,7 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub:
+		case "strings", "collections", "durable", scriptPubSub, bitmapsScenario:
 			err = h.matrix(ctx, name)
 		case "big-collections":
 			err = h.bigCollections(ctx)

@@ -34,13 +34,14 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, bitmapsScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
 	"collections":        "redis-benchmark LPUSH ... LRANGE_100, each once Cairn supports it",
 	"durable":            "write workloads: Cairn appendfsync always vs Redis appendonly yes + appendfsync always",
 	scriptPubSub:         "EVALSHA of an INCR script, MULTI + 5 SETs + EXEC, PUBLISH to 1 and 100 subscribers (own load generator), -P 1 and -P 16",
+	bitmapsScenario:      "SETBIT/GETBIT at random offsets below 10^8, -P 1 and -P 16; BITCOUNT and BITPOS over a bitmap with 1000 bits up to bit 4·10^9 (own load generator)",
 	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",

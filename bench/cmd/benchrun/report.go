@@ -293,6 +293,9 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == scriptPubSub {
 			writeSPIntro(&b)
 		}
+		if mr.Scenario == bitmapsScenario {
+			writeBitmapsIntro(&b, s)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -476,6 +479,9 @@ var targets = []target{
 	{"PUBLISH to 1 subscriber, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_1", 16, 0.7, true},
 	{"PUBLISH to 100 subscribers, delivered msgs/s", scriptPubSub, "PUBLISH_100", 1, 0.7, true},
 	{"PUBLISH to 100 subscribers, delivered msgs/s (-P 16)", scriptPubSub, "PUBLISH_100", 16, 0.7, true},
+	// Issue 21's goals (BITCOUNT/BITPOS: under 5 ms, read from their p50).
+	{"SETBIT at random offsets", bitmapsScenario, "SETBIT", 1, 0.7, false},
+	{"GETBIT at random offsets", bitmapsScenario, "GETBIT", 1, 0.7, false},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -998,4 +1004,14 @@ func wellFormedXML(data []byte) error {
 			return err
 		}
 	}
+}
+
+// writeBitmapsIntro explains the bitmaps scenario's workloads.
+func writeBitmapsIntro(b io.Writer, s settings) {
+	fmt.Fprintf(b, "Every workload here runs on Cairn's own load generator, for both servers alike. BITCOUNT and BITPOS run at -P 1 only, on one connection: compare their p50 latency (issue 21's goal: Cairn under 5 ms).\n\n")
+	d := bitmapDescriptions(s)
+	for _, w := range bitmapWorkloads {
+		fmt.Fprintf(b, "- %s: %s\n", w.Name, d[w.Name])
+	}
+	fmt.Fprintf(b, "\n")
 }

@@ -62,6 +62,14 @@ type settings struct {
 	BCChurnConns    int // clients churning at once
 	BCChurnBatch    int // ZADD + ZREMRANGEBYRANK pairs per pipeline
 
+	// Bitmaps: SETBIT/GETBIT offsets below BitmapRange, GETBIT's bitmap
+	// prefilled with BitmapPrefill bits; the scans' sparse bitmap has
+	// BitmapBits random bits below BitmapHighBit and that bit.
+	BitmapRange   int64
+	BitmapPrefill int
+	BitmapHighBit int64
+	BitmapBits    int
+
 	// Restart.
 	RestartKeys      int
 	RestartValueSize int
@@ -91,6 +99,10 @@ func settingsFor(o options) (settings, error) {
 		BCChurnBatch:     50,
 		RestartValueSize: 128,
 		RestartRounds:    3,
+		BitmapRange:      100_000_000,
+		BitmapPrefill:    100_000,
+		BitmapHighBit:    4_000_000_000,
+		BitmapBits:       1000,
 	}
 	switch o.mode {
 	case "default":
@@ -121,6 +133,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCSamples = 2000
 		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
+		s.BitmapHighBit = 400_000_000
 	case "smoke":
 		s.Requests = map[int]int{1: 300, 16: 1600}
 		s.DurableRequests = map[int]int{1: 200, 16: 800}
@@ -140,6 +153,10 @@ func settingsFor(o options) (settings, error) {
 		s.BCChurnDuration = time.Second
 		s.BCChurnBatch = 10
 		s.RestartKeys = 2000
+		s.BitmapRange = 1_000_000
+		s.BitmapPrefill = 1000
+		s.BitmapHighBit = 4_000_000
+		s.BitmapBits = 100
 		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
