@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
 )
@@ -283,5 +284,41 @@ func TestFragmentedStringKeyspace(t *testing.T) {
 	writeTx(t, s, []string{"f"}, func(tx *Tx) (SetResult, error) { return tx.SetString(0, []byte("f"), []byte("x"), SetArgs{}) })
 	if got := getString(t, s, "f"); string(got) != "x" {
 		t.Fatalf("GET after SET = %q", got)
+	}
+}
+
+// TestExpiredFragmentedStringIsReclaimed: the reaper deletes an expired
+// fragmented string with its fragments, and a new string under the name
+// sees none of them.
+func TestExpiredFragmentedStringIsReclaimed(t *testing.T) {
+	s, clock := openTestStore(t)
+	v := bytes.Repeat([]byte{0xaa}, 100*fragSize)
+	writeTx(t, s, []string{"e"}, func(tx *Tx) (SetResult, error) {
+		return tx.SetString(0, []byte("e"), v, SetArgs{ExpireMs: clock.now().UnixMilli() + 1000})
+	})
+	version := readTx(t, s, func(tx *Tx) (uint64, error) { m, _, err := tx.meta(0, []byte("e")); return m.Version, err })
+	clock.advance(2 * time.Second)
+	if n, err := s.ReapExpired(time.Minute); err != nil || n != 1 {
+		t.Fatalf("ReapExpired = %d, %v", n, err)
+	}
+	left := readTx(t, s, func(tx *Tx) (int, error) {
+		p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, tx.s.phys(0), []byte("e"), version)
+		it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+		if err != nil {
+			return 0, err
+		}
+		defer it.Close()
+		n := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+		}
+		return n, it.Error()
+	})
+	if left != 0 {
+		t.Fatalf("%d fragments left after the key expired", left)
+	}
+	writeTx(t, s, []string{"e"}, func(tx *Tx) (int64, error) { return tx.SetRange(0, []byte("e"), 50*fragSize, []byte{1}, maxBulk) })
+	if got := getString(t, s, "e"); len(got) != 50*fragSize+1 || !isZero(got[:50*fragSize]) {
+		t.Fatal("a new string under the name sees the old fragments")
 	}
 }
