@@ -166,6 +166,8 @@ func (h *harness) runAll(ctx context.Context) error {
 			err = h.biggerThanMemory(ctx)
 		case "restart":
 			err = h.restart(ctx)
+		case sparseBitmaps:
+			err = h.sparseBitmaps(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
 			h.logf("%s FAILED: %v", name, err)

@@ -36,6 +36,7 @@ type results struct {
 	BigColl  *bcResult
 	Churn    *churnResult
 	BTM      *btmResult
+	Sparse   *sparseResult
 	Restart  *restartResult
 	Profiles []string
 	Errors   []string
@@ -346,6 +347,9 @@ func (r *results) markdown(history string) string {
 	if r.BTM != nil {
 		r.writeBTM(&b)
 	}
+	if r.Sparse != nil {
+		r.writeSparse(&b)
+	}
 	if r.Restart != nil {
 		r.writeRestart(&b)
 	}
@@ -442,6 +446,8 @@ func (r *results) ran(scenario string) bool {
 		return r.BigColl != nil
 	case "zset-churn":
 		return r.Churn != nil
+	case sparseBitmaps:
+		return r.Sparse != nil
 	}
 	for _, m := range r.Matrix {
 		if m.Scenario == scenario {

@@ -69,6 +69,11 @@ type settings struct {
 	BitmapPrefill int
 	BitmapHighBit int64
 	BitmapBits    int
+	// Sparse bitmaps: SparseKeys bitmaps with bit SparseBit set; Redis
+	// gets SparseRedisKeys of them (each is a whole string there).
+	SparseKeys      int
+	SparseBit       int64
+	SparseRedisKeys int
 
 	// Restart.
 	RestartKeys      int
@@ -103,6 +108,9 @@ func settingsFor(o options) (settings, error) {
 		BitmapPrefill:    100_000,
 		BitmapHighBit:    4_000_000_000,
 		BitmapBits:       1000,
+		SparseKeys:       10_000,
+		SparseBit:        4_294_967_295,
+		SparseRedisKeys:  1,
 	}
 	switch o.mode {
 	case "default":
@@ -134,6 +142,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
 		s.BitmapHighBit = 400_000_000
+		s.SparseKeys = 1000
 	case "smoke":
 		s.Requests = map[int]int{1: 300, 16: 1600}
 		s.DurableRequests = map[int]int{1: 200, 16: 800}
@@ -157,6 +166,9 @@ func settingsFor(o options) (settings, error) {
 		s.BitmapPrefill = 1000
 		s.BitmapHighBit = 4_000_000
 		s.BitmapBits = 100
+		s.SparseKeys = 50
+		s.SparseBit = 4_000_000
+		s.SparseRedisKeys = 50
 		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
