@@ -189,6 +189,11 @@ func TestDiffBitmapErrors(t *testing.T) {
 		{"BITFIELD", "g", "SET", "i32", "0", "-9223372036854775808", "OVERFLOW", "SAT", "SET", "i32", "32", "-9223372036854775808", "GET", "i64", "0"},
 		{"BITFIELD", "g", "INCRBY", "i64", "0", "9223372036854775807", "OVERFLOW", "SAT", "INCRBY", "i64", "0", "9223372036854775807", "OVERFLOW", "FAIL", "INCRBY", "i64", "0", "1"},
 		{"SETBIT", "s", "0", "0"}, {"SETBIT", "s", "1", "1"},
+		// Bit commands leave the strings they write raw, even unchanged.
+		{"SETBIT", "e", "3", "1"}, {"OBJECT", "ENCODING", "e"}, {"SET", "n", "123"}, {"SETBIT", "n", "0", "0"},
+		{"OBJECT", "ENCODING", "n"}, {"GET", "n"}, {"SET", "m", "12"}, {"BITFIELD", "m", "SET", "u8", "0", "49"},
+		{"OBJECT", "ENCODING", "m"}, {"SET", "o", "7"}, {"BITFIELD", "o", "GET", "u8", "0"}, {"OBJECT", "ENCODING", "o"},
+		{"BITOP", "AND", "p", "n", "m"}, {"OBJECT", "ENCODING", "p"}, {"GETBIT", "n", "2"}, {"BITCOUNT", "n"},
 	} {
 		d.same(c...)
 	}

@@ -129,7 +129,8 @@ func (tx *Tx) BitOp(db int, op bitops.Op, dest []byte, srcs [][]byte) (length in
 		bitops.Apply(op, out, in)
 	}
 	size := func(blk int64) int64 { return min(block, length-blk<<blockShift) }
-	m := encoding.Meta{Type: encoding.TypeString}
+	// Redis stores the result as a raw buffer (OBJECT ENCODING "raw").
+	m := encoding.Meta{Type: encoding.TypeString, Repr: encoding.ReprRaw}
 	if length <= encoding.FragmentThreshold {
 		out := make([]byte, length)
 		for _, blk := range blocks {
