@@ -297,3 +297,13 @@ func TestBitOpNewOps(t *testing.T) {
 		})
 	})
 }
+
+// TestDiffBitmapRESP3 compares the replies with a null in them (BITFIELD's
+// failed overflow) in RESP3.
+func TestDiffBitmapRESP3(t *testing.T) {
+	d := newDiffRunProto(t, 3)
+	d.same("BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "7", "GET", "u2", "0", "INCRBY", "i8", "8", "-1")
+	d.same("BITFIELD_RO", "k", "GET", "i4", "#1")
+	d.same("BITPOS", "k", "1", "0", "-1", "BIT")
+	d.same("BITCOUNT", "k", "0", "-1", "BIT")
+}
