@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/bitops"
 	"github.com/cairndb/cairn/internal/encoding"
 )
 
@@ -79,4 +80,54 @@ func BenchmarkStringSize(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSparseScan counts and searches a bitmap whose highest bit is
+// 4·10^9 with 1000 bits set (a 500 MB string): only its ~1000 fragments
+// are read.
+func BenchmarkSparseScan(b *testing.B) {
+	s := openBenchStore(b, 64<<20, nil)
+	key := []byte("sparse")
+	r := rand.New(rand.NewPCG(3, 4))
+	tx := s.Begin([][]byte{key})
+	for i := range 1001 {
+		bit := uint64(4_000_000_000)
+		if i > 0 {
+			bit = r.Uint64N(4_000_000_000)
+		}
+		if _, _, err := tx.SetBit(0, key, bit, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	tx.Close()
+	b.Run("BITCOUNT", func(b *testing.B) {
+		for range b.N {
+			rtx := s.Read(false)
+			sv, err := rtx.OpenString(0, key, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n, err := bitops.Count(sv, 0, sv.Len()*8-1); err != nil || n < 900 {
+				b.Fatal(n, err)
+			}
+			rtx.Close()
+		}
+	})
+	b.Run("BITPOS", func(b *testing.B) {
+		for range b.N {
+			rtx := s.Read(false)
+			sv, err := rtx.OpenString(0, key, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := r.Int64N(500_000_000) * 8
+			if n, err := bitops.Pos(sv, true, start, sv.Len()*8-1); err != nil || n < 0 {
+				b.Fatal(n, err)
+			}
+			rtx.Close()
+		}
+	})
 }

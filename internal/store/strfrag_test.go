@@ -322,3 +322,52 @@ func TestExpiredFragmentedStringIsReclaimed(t *testing.T) {
 		t.Fatal("a new string under the name sees the old fragments")
 	}
 }
+
+// FuzzStringWrites reads ops from the input (SETRANGE at offsets around
+// fragment edges and the threshold, APPEND, a bit flip) and checks every
+// result against a byte-slice model and the store's invariants.
+func FuzzStringWrites(f *testing.F) {
+	f.Add([]byte{0, 200, 3, 1, 2, 9, 2, 40, 1})
+	f.Add([]byte{2, 255, 255, 0, 1, 17, 1, 0, 0})
+	f.Add([]byte{1, 5, 1, 1, 5, 1, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		s, _ := openTestStore(t)
+		key := []byte("k")
+		var model []byte
+		grow := func(n int64) {
+			if int64(len(model)) < n {
+				model = append(model, make([]byte, n-int64(len(model)))...)
+			}
+		}
+		for i := 0; i+3 <= len(ops) && i < 60; i += 3 {
+			// Offsets up to ~40 fragments, landing near edges often.
+			off := int64(ops[i+1])*fragSize/8 + int64(ops[i+2])%16 - 8
+			off = max(off, 0)
+			switch ops[i] % 3 {
+			case 0:
+				v := bytes.Repeat([]byte{ops[i+2] | 1}, 1+int(ops[i+1])%(2*fragSize))
+				writeTx(t, s, []string{"k"}, func(tx *Tx) (int64, error) { return tx.SetRange(0, key, off, v, maxBulk) })
+				grow(off + int64(len(v)))
+				copy(model[off:], v)
+			case 1:
+				v := []byte{ops[i+1], ops[i+2]}
+				writeTx(t, s, []string{"k"}, func(tx *Tx) (int64, error) { return tx.Append(0, key, v, maxBulk) })
+				model = append(model, v...)
+			default:
+				bit := uint64(off)*8 + uint64(ops[i+2]%8)
+				writeTx(t, s, []string{"k"}, func(tx *Tx) (bool, error) {
+					old, _, err := tx.SetBit(0, key, bit, true)
+					return old, err
+				})
+				grow(int64(bit/8) + 1)
+				model[bit/8] |= 0x80 >> (bit % 8)
+			}
+		}
+		if got := getString(t, s, "k"); !bytes.Equal(got, model) {
+			t.Fatalf("value of %d bytes differs from the model's %d", len(got), len(model))
+		}
+		if err := Check(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
