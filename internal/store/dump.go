@@ -35,7 +35,7 @@ func (tx *Tx) ReadValue(db int, key []byte) (Value, int64, bool, error) {
 	case encoding.TypeString:
 		// Not counted as a keyspace hit, as Lookup is not.
 		var m encoding.Meta
-		if m, _, err = tx.meta(db, key); err == nil {
+		if m, _, err = tx.fragmentMeta(db, key); err == nil {
 			var b []byte
 			if b, err = tx.stringBytes(db, key, &m); err == nil {
 				v.String = append([]byte{}, b...)

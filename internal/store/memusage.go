@@ -26,6 +26,9 @@ func (tx *Tx) MemoryUsage(db int, key []byte, samples int) (size int64, found bo
 	size = int64(len(mk) + len(raw))
 	if m.Type == encoding.TypeString {
 		if m.Fragmented() {
+			if m, ok, err = tx.fragmentMeta(db, key); err != nil || !ok || !m.Fragmented() {
+				return size, ok, err
+			}
 			p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, tx.s.phys(db), key, m.Version)
 			it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
 			if err != nil {

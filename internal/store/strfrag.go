@@ -49,7 +49,7 @@ type StringValue struct {
 // the lookup counts as a keyspace hit or miss (Redis's lookupKeyRead), not
 // (lookupKeyWrite).
 func (tx *Tx) OpenString(db int, key []byte, counted bool) (*StringValue, error) {
-	m, ok, err := tx.meta(db, key)
+	m, ok, err := tx.fragmentMeta(db, key)
 	if err != nil {
 		return nil, err
 	}
@@ -430,6 +430,21 @@ func (tx *Tx) putString(db int, key []byte, m *encoding.Meta, value []byte) erro
 	}
 	*m = encoding.Meta{Type: encoding.TypeString, ExpireMs: m.ExpireMs, Version: v, Size: uint64(len(value)), FragShift: encoding.FragShift}
 	return tx.putMeta(db, key, m)
+}
+
+// fragmentMeta is meta for a reader that may go on to read a string's
+// fragments: a read-only Tx that finds a fragmented string pins one state
+// of the store and reads the metadata again from it, so that the length
+// and the fragments it reads agree even if a writer commits meanwhile. An
+// inline string (one record) costs no pinning. A writing Tx holds the
+// key's lock already.
+func (tx *Tx) fragmentMeta(db int, key []byte) (encoding.Meta, bool, error) {
+	m, ok, err := tx.meta(db, key)
+	if err != nil || !ok || !m.Fragmented() || tx.b != nil || tx.snap != nil {
+		return m, ok, err
+	}
+	tx.pinView()
+	return tx.meta(db, key)
 }
 
 // stringBytes returns a string's whole value: the inline value (aliasing

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -370,4 +371,54 @@ func FuzzStringWrites(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestFragmentedReadsAreNotTorn: a reader without locks never sees a
+// fragmented string half rewritten: the metadata and the fragments it
+// reads come from one state of the store.
+func TestFragmentedReadsAreNotTorn(t *testing.T) {
+	s, _ := openTestStore(t)
+	key := []byte("t")
+	size := 40 * fragSize
+	fill := func(b byte) []byte { return bytes.Repeat([]byte{b}, size) }
+	writeTx(t, s, []string{"t"}, func(tx *Tx) (int64, error) { return tx.SetRange(0, key, 0, fill(1), maxBulk) })
+	done := make(chan error, 1)
+	go func() {
+		for i := range 200 {
+			v := fill(byte(1 + i%2))
+			if err := commit(s, [][]byte{key}, func(tx *Tx) error {
+				// In place, or as a new version replacing the old one.
+				var err error
+				if i%3 == 0 {
+					_, err = tx.SetString(0, key, v, SetArgs{})
+				} else {
+					_, err = tx.SetRange(0, key, 0, v, maxBulk)
+				}
+				return err
+			}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for reading := true; reading; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			reading = false
+		default:
+		}
+		tx := s.Read(false)
+		v, _, err := tx.GetString(0, key)
+		if err == nil && (len(v) != size || v[0] == 0 || bytes.Count(v, v[:1]) != size) {
+			err = fmt.Errorf("GET read a torn value: %d bytes, %d of them %d", len(v), bytes.Count(v, v[:1]), v[0])
+		}
+		tx.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -12,7 +12,7 @@ import (
 // GetString returns the value of a string key. The value aliases a buffer
 // of the Tx that the next read reuses.
 func (tx *Tx) GetString(db int, key []byte) ([]byte, bool, error) {
-	m, ok, err := tx.meta(db, key)
+	m, ok, err := tx.fragmentMeta(db, key)
 	if err != nil {
 		return nil, false, err
 	}
