@@ -325,6 +325,13 @@ func (sv *StringValue) WriteAt(p []byte, off int64) error {
 		i := uint64(off >> sv.shift)
 		in := off - int64(i)<<sv.shift
 		n := min(int64(len(p)), fs-in)
+		if n == fs && !sv.dirty[i] && !isZero(p[:n]) {
+			// The write covers the whole fragment: its old bytes do not
+			// matter, so they are not read.
+			sv.frag[i], sv.dirty[i] = bytes.Clone(p[:n]), true
+			p, off = p[n:], off+n
+			continue
+		}
 		f, err := sv.fragment(i)
 		if err != nil {
 			return err
