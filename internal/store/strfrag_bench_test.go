@@ -131,3 +131,29 @@ func BenchmarkSparseScan(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGetBitRandom reads random bits of a 12.5 MB bitmap with 100,000
+// bits set, one read-only Tx per command as a server runs them.
+func BenchmarkGetBitRandom(b *testing.B) {
+	s := openBenchStore(b, 64<<20, nil)
+	key := []byte("bits")
+	r := rand.New(rand.NewPCG(5, 6))
+	tx := s.Begin([][]byte{key})
+	for range 100_000 {
+		if _, _, err := tx.SetBit(0, key, r.Uint64N(100_000_000), true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	tx.Close()
+	b.ResetTimer()
+	for range b.N {
+		rtx := s.Read(false)
+		if _, _, err := rtx.GetBit(0, key, r.Uint64N(100_000_000)); err != nil {
+			b.Fatal(err)
+		}
+		rtx.Close()
+	}
+}
