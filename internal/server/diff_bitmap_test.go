@@ -194,6 +194,11 @@ func TestDiffBitmapErrors(t *testing.T) {
 		{"OBJECT", "ENCODING", "n"}, {"GET", "n"}, {"SET", "m", "12"}, {"BITFIELD", "m", "SET", "u8", "0", "49"},
 		{"OBJECT", "ENCODING", "m"}, {"SET", "o", "7"}, {"BITFIELD", "o", "GET", "u8", "0"}, {"OBJECT", "ENCODING", "o"},
 		{"BITOP", "AND", "p", "n", "m"}, {"OBJECT", "ENCODING", "p"}, {"GETBIT", "n", "2"}, {"BITCOUNT", "n"},
+		// Inside a transaction and a script, later commands see the
+		// fragments earlier ones wrote, before the commit.
+		{"MULTI"}, {"SETBIT", "t", "1000000", "1"}, {"BITCOUNT", "t"}, {"SETRANGE", "t", "124990", "\xff\xff"},
+		{"BITPOS", "t", "1"}, {"BITOP", "OR", "u", "t", "t"}, {"GETRANGE", "u", "124990", "125010"}, {"DEL", "t"}, {"BITCOUNT", "t"}, {"EXEC"},
+		{"EVAL", "redis.call('SETBIT', KEYS[1], 300000, 1); redis.call('APPEND', KEYS[1], 'xy'); return {redis.call('BITCOUNT', KEYS[1]), redis.call('STRLEN', KEYS[1]), redis.call('GETRANGE', KEYS[1], -3, -1)}", "1", "v"},
 	} {
 		d.same(c...)
 	}
