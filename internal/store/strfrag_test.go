@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
 )
 
 const maxBulk = 512 << 20
@@ -419,6 +421,82 @@ func TestFragmentedReadsAreNotTorn(t *testing.T) {
 		tx.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// writeCounter counts the records its batches write.
+type writeCounter struct {
+	engine.Engine
+	sets, bytes, deletes, ranges atomic.Int64
+}
+
+func (e *writeCounter) NewBatch() engine.Batch { return &writeCountingBatch{e.Engine.NewBatch(), e} }
+
+func (e *writeCounter) reset() {
+	e.sets.Store(0)
+	e.bytes.Store(0)
+	e.deletes.Store(0)
+	e.ranges.Store(0)
+}
+
+type writeCountingBatch struct {
+	engine.Batch
+	e *writeCounter
+}
+
+func (b *writeCountingBatch) Set(k, v []byte) error {
+	b.e.sets.Add(1)
+	b.e.bytes.Add(int64(len(k) + len(v)))
+	return b.Batch.Set(k, v)
+}
+
+func (b *writeCountingBatch) Delete(k []byte) error {
+	b.e.deletes.Add(1)
+	return b.Batch.Delete(k)
+}
+
+func (b *writeCountingBatch) DeleteRange(lo, hi []byte) error {
+	b.e.ranges.Add(1)
+	return b.Batch.DeleteRange(lo, hi)
+}
+
+// TestFragmentedWritesCostTheirRange counts what SETRANGE, APPEND, SETBIT
+// and DEL write to a 4 MB string: the fragments of their range and the
+// metadata, never the whole string.
+func TestFragmentedWritesCostTheirRange(t *testing.T) {
+	var wc *writeCounter
+	s := openCheckedStoreOver(t, Options{Databases: 1, ReapInterval: time.Hour, KeyCacheSize: testKeyCache}, func(eng engine.Engine) engine.Engine {
+		wc = &writeCounter{Engine: eng}
+		return wc
+	})
+	key := []byte("big")
+	writeTx(t, s, []string{"big"}, func(tx *Tx) (SetResult, error) {
+		return tx.SetString(0, key, bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16), SetArgs{})
+	})
+	for _, c := range []struct {
+		name              string
+		op                func(tx *Tx) error
+		maxSets, maxBytes int64
+		deletes, ranges   int64
+	}{
+		{"APPEND 10 bytes", func(tx *Tx) error { _, err := tx.Append(0, key, []byte("0123456789"), maxBulk); return err }, 3, 3 * 1200, 0, 0},
+		{"SETRANGE 3000 bytes", func(tx *Tx) error {
+			_, err := tx.SetRange(0, key, 1<<20+100, bytes.Repeat([]byte{7}, 3000), maxBulk)
+			return err
+		}, 4, 4 * 1200, 0, 0},
+		{"SETBIT in the middle", func(tx *Tx) error { _, _, err := tx.SetBit(0, key, 8<<20, false); return err }, 1, 1200, 0, 0},
+		{"SETBIT far beyond", func(tx *Tx) error { _, _, err := tx.SetBit(0, key, 4294967295, true); return err }, 2, 1200, 0, 0},
+		{"DEL", func(tx *Tx) error { _, err := tx.Delete(0, key); return err }, 0, 0, 1, 1},
+	} {
+		wc.reset()
+		writeTx(t, s, []string{"big"}, func(tx *Tx) (bool, error) { return true, c.op(tx) })
+		// Key-count shards and index records aside, which are tiny.
+		if n, b := wc.sets.Load(), wc.bytes.Load(); n > c.maxSets+1 || b > c.maxBytes+200 {
+			t.Errorf("%s: %d records, %d bytes written", c.name, n, b)
+		}
+		if d, r := wc.deletes.Load(), wc.ranges.Load(); d != c.deletes || r != c.ranges {
+			t.Errorf("%s: %d deletes and %d range deletes, want %d and %d", c.name, d, r, c.deletes, c.ranges)
 		}
 	}
 }
