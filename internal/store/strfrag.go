@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 
 	"github.com/cairndb/cairn/internal/encoding"
+	"github.com/cairndb/cairn/internal/engine"
 )
 
 // A string longer than encoding.FragmentThreshold lives in fixed-size
@@ -42,6 +44,11 @@ type StringValue struct {
 	// it needs a new version.
 	convert bool
 	changed bool
+	// pfx is the fragments' sub-key prefix for version pfxVersion, and
+	// kbuf a fragment key, both reused from read to read.
+	pfx        []byte
+	pfxVersion uint64
+	kbuf       []byte
 }
 
 // OpenString opens key as a string: an absent key is an empty string
@@ -95,7 +102,11 @@ func (sv *StringValue) fragSize() int64 { return 1 << sv.shift }
 
 // prefix is the sub-key prefix of the fragments of version v.
 func (sv *StringValue) prefix(v uint64) []byte {
-	return encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, sv.tx.s.phys(sv.db), sv.key, v)
+	if sv.pfx == nil || sv.pfxVersion != v {
+		sv.pfx = encoding.AppendSubKeyPrefix(sv.pfx[:0], encoding.FamilySub, sv.tx.s.phys(sv.db), sv.key, v)
+		sv.pfxVersion = v
+	}
+	return sv.pfx
 }
 
 // fragment returns fragment i as stored (possibly short or nil), from the
@@ -107,11 +118,16 @@ func (sv *StringValue) fragment(i uint64) ([]byte, error) {
 	if !sv.inEngine() {
 		return nil, nil
 	}
-	v, found, err := sv.tx.get(encoding.AppendFragmentKey(nil, sv.prefix(sv.m.Version), i))
-	if err != nil || !found {
+	sv.kbuf = encoding.AppendFragmentKey(sv.kbuf[:0], sv.prefix(sv.m.Version), i)
+	// Read into a buffer with room for the whole fragment, which a write
+	// then fills in place.
+	f, err := sv.tx.r.Get(sv.kbuf, make([]byte, 0, sv.fragSize()))
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	f := bytes.Clone(v)
 	sv.frag[i] = f
 	return f, nil
 }
@@ -342,9 +358,15 @@ func (sv *StringValue) WriteAt(p []byte, off int64) error {
 				p, off = p[n:], off+n
 				continue
 			}
-			full := make([]byte, fs)
-			copy(full, f)
-			f = full
+			if int64(cap(f)) >= fs {
+				n := len(f)
+				f = f[:fs]
+				clear(f[n:])
+			} else {
+				full := make([]byte, fs)
+				copy(full, f)
+				f = full
+			}
 			sv.frag[i], sv.dirty[i] = f, true
 		}
 		copy(f[in:], p[:n])
@@ -380,12 +402,13 @@ func (sv *StringValue) Save(repr encoding.StringRepr) error {
 		p := sv.prefix(sv.m.Version)
 		for i := range sv.dirty {
 			f := trimZeros(sv.frag[i])
-			k := encoding.AppendFragmentKey(nil, p, i)
+			// The batch copies the key and the value.
+			sv.kbuf = encoding.AppendFragmentKey(sv.kbuf[:0], p, i)
 			var err error
 			if len(f) == 0 {
-				err = tx.b.Delete(k)
+				err = tx.b.Delete(sv.kbuf)
 			} else {
-				err = tx.b.Set(k, f)
+				err = tx.b.Set(sv.kbuf, f)
 			}
 			if err != nil {
 				return err
