@@ -315,3 +315,45 @@ func TestParseOp(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFieldOp runs one BITFIELD write on a 12-byte window and checks what
+// must hold whatever the input: bits outside the field never change, a
+// FAIL overflow changes nothing, and the field then reads back as the
+// value the operation stored (the reply for INCRBY).
+func FuzzFieldOp(f *testing.F) {
+	f.Add([]byte("0123456789ab"), uint8(1), true, uint8(63), uint8(5), int64(-1), uint8(0))
+	f.Add([]byte{0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0}, uint8(2), false, uint8(7), uint8(30), int64(1)<<62, uint8(1))
+	f.Add(make([]byte, 12), uint8(1), true, uint8(31), uint8(0), int64(-1)<<63, uint8(2))
+	f.Fuzz(func(t *testing.T, window []byte, kind uint8, signed bool, width, off uint8, value int64, ow uint8) {
+		if len(window) != 12 {
+			return
+		}
+		op := FieldOp{Kind: FieldSet + FieldKind(kind%2), Signed: signed, Offset: uint64(off % 32), Value: value, Overflow: Overflow(ow % 3)}
+		if signed {
+			op.Bits = 1 + int(width%64)
+		} else {
+			op.Bits = 1 + int(width%63)
+		}
+		p := append([]byte(nil), window...)
+		res, changed := op.Exec(p, 0)
+		for bit := int64(0); bit < 96; bit++ {
+			inField := bit >= int64(op.Offset) && bit < int64(op.Offset)+int64(op.Bits)
+			if (!inField || res.Nil) && bitAt(p, bit) != bitAt(window, bit) {
+				t.Fatalf("%+v changed bit %d (nil %t)", op, bit, res.Nil)
+			}
+		}
+		if res.Nil {
+			if changed || op.Overflow != Fail {
+				t.Fatalf("%+v: nil reply with changed %t", op, changed)
+			}
+			return
+		}
+		if got := op.Get(p, 0); op.Kind == FieldIncrBy && got != res.Value {
+			t.Fatalf("%+v: INCRBY replied %d, the field reads %d", op, res.Value, got)
+		}
+		before := FieldOp{Kind: FieldGet, Signed: signed, Bits: op.Bits, Offset: op.Offset}
+		if op.Kind == FieldSet && before.Get(window, 0) != res.Value {
+			t.Fatalf("%+v: SET replied %d, the old field read %d", op, res.Value, before.Get(window, 0))
+		}
+	})
+}

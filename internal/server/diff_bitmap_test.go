@@ -198,6 +198,10 @@ func TestDiffBitmapErrors(t *testing.T) {
 		// fragments earlier ones wrote, before the commit.
 		{"MULTI"}, {"SETBIT", "t", "1000000", "1"}, {"BITCOUNT", "t"}, {"SETRANGE", "t", "124990", "\xff\xff"},
 		{"BITPOS", "t", "1"}, {"BITOP", "OR", "u", "t", "t"}, {"GETRANGE", "u", "124990", "125010"}, {"DEL", "t"}, {"BITCOUNT", "t"}, {"EXEC"},
+		// The limit follows proto-max-bulk-len.
+		{"CONFIG", "SET", "proto-max-bulk-len", "1mb"}, {"SETBIT", "lim", "8388608", "1"}, {"SETBIT", "lim", "8388607", "1"},
+		{"BITFIELD", "lim", "GET", "u8", "8388608"}, {"SETRANGE", "lim", "1048575", "xy"}, {"APPEND", "lim", "x"}, {"STRLEN", "lim"},
+		{"CONFIG", "SET", "proto-max-bulk-len", "512mb"},
 		{"EVAL", "redis.call('SETBIT', KEYS[1], 300000, 1); redis.call('APPEND', KEYS[1], 'xy'); return {redis.call('BITCOUNT', KEYS[1]), redis.call('STRLEN', KEYS[1]), redis.call('GETRANGE', KEYS[1], -3, -1)}", "1", "v"},
 	} {
 		d.same(c...)
