@@ -179,6 +179,7 @@ func FuzzDecodeMeta(f *testing.F) {
 	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("x")}))
 	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("12"), Repr: ReprRaw}))
 	f.Add(AppendMeta(nil, &Meta{Type: TypeHash, Version: 1, Size: 2}))
+	f.Add(AppendMeta(nil, &Meta{Type: TypeString, Version: 1, Size: 1 << 20, FragShift: FragShift}))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeMeta(b)
@@ -254,5 +255,53 @@ func TestCollectionRecordsRoundTrip(t *testing.T) {
 	a, b := AppendListIndex(nil, p, ListStart-1), AppendListIndex(nil, p, ListStart)
 	if bytes.Compare(a, b) >= 0 {
 		t.Fatal("list indices out of order")
+	}
+}
+
+func TestFragmentedStringMetaRoundTrip(t *testing.T) {
+	for _, m := range []Meta{
+		{Type: TypeString, Version: 7, Size: 1 << 29, FragShift: FragShift},
+		{Type: TypeString, ExpireMs: 99, Version: 1 << 62, Size: FragmentThreshold + 1, FragShift: MaxFragShift},
+	} {
+		b := AppendMeta(nil, &m)
+		got, err := DecodeMeta(b)
+		if err != nil {
+			t.Fatalf("%+v: %v", m, err)
+		}
+		if !got.Fragmented() || !got.HasSubKeys() || got.Type != TypeString || got.ExpireMs != m.ExpireMs ||
+			got.Version != m.Version || got.Size != m.Size || got.FragShift != m.FragShift || len(got.Value) != 0 {
+			t.Fatalf("round trip %+v gave %+v", m, got)
+		}
+	}
+	inline := Meta{Type: TypeString, Value: []byte("x")}
+	if inline.Fragmented() || inline.HasSubKeys() {
+		t.Fatal("an inline string reports sub-keys")
+	}
+	// A shift out of range, a missing or extra byte: corrupt.
+	good := AppendMeta(nil, &Meta{Type: TypeString, Version: 1, Size: 1, FragShift: FragShift})
+	for _, b := range [][]byte{good[:len(good)-1], append(append([]byte(nil), good...), 0),
+		append(append([]byte(nil), good[:len(good)-1]...), MinFragShift-1),
+		append(append([]byte(nil), good[:len(good)-1]...), MaxFragShift+1)} {
+		if _, err := DecodeMeta(b); err == nil {
+			t.Errorf("DecodeMeta(%x) accepted a corrupt fragmented string", b)
+		}
+	}
+}
+
+func TestFragmentKeysSortByIndex(t *testing.T) {
+	r := seededRand(t)
+	p := AppendSubKeyPrefix(nil, FamilySub, 0, []byte("bits"), 3)
+	for range 1000 {
+		a, b := r.Uint64(), r.Uint64()
+		ka, kb := AppendFragmentKey(nil, p, a), AppendFragmentKey(nil, p, b)
+		if (a < b) != (bytes.Compare(ka, kb) < 0) {
+			t.Fatalf("fragments %d and %d out of order", a, b)
+		}
+		if got, err := DecodeFragmentIndex(ka, len(p)); err != nil || got != a {
+			t.Fatalf("DecodeFragmentIndex = %d, %v; want %d", got, err, a)
+		}
+	}
+	if _, err := DecodeFragmentIndex(p, len(p)); err == nil {
+		t.Fatal("a fragment key without its index decoded")
 	}
 }

@@ -64,6 +64,18 @@ const CurrentEncodingVersion = 0
 // Part of the file format.
 const StringReprVersion = 1
 
+// FragmentedStringVersion is the encoding version of a string kept in
+// fixed-size fragments under a version, like a collection's members:
+//
+//	flags u8 (2<<4 | TypeString) | expire-ms u64 | version u64 | length u64 | fragment-shift u8
+//
+// Fragment i holds bytes [i<<shift, (i+1)<<shift) of the value under the
+// sub-key AppendFragmentKey(prefix, i); a fragment that is missing, or
+// shorter than the fragment size, reads as zero bytes. The shift is in the
+// record so that a later default fragment size leaves old strings
+// readable. Part of the file format.
+const FragmentedStringVersion = 2
+
 // StringRepr is how Redis would hold a string value, which OBJECT ENCODING
 // reports: Redis keeps a value built in place (APPEND to a key, SETRANGE)
 // as a raw buffer whatever it holds, and one from INCRBYFLOAT as a plain
@@ -109,11 +121,30 @@ type Meta struct {
 	Value []byte
 	// Repr is a string's representation (ReprAuto for collections).
 	Repr StringRepr
+	// FragShift is, for a string held in fragments, log2 of its fragment
+	// size (0 for an inline string); Size is then its length and Version
+	// names its fragments.
+	FragShift uint8
 }
+
+// Fragmented reports whether m is a string held in fragments.
+func (m *Meta) Fragmented() bool { return m.FragShift != 0 }
+
+// HasSubKeys reports whether the key keeps records under its version: a
+// collection, or a string held in fragments.
+func (m *Meta) HasSubKeys() bool { return m.Type.IsCollection() || m.FragShift != 0 }
+
+// MinFragShift and MaxFragShift bound a fragmented string's fragment size
+// (16 B to 1 MiB): anything else is a corrupt record.
+const (
+	MinFragShift = 4
+	MaxFragShift = 20
+)
 
 const (
 	stringHeaderLen     = 1 + 8
 	collectionHeaderLen = 1 + 8 + 8 + 8
+	fragmentedLen       = collectionHeaderLen + 1
 )
 
 // Expired reports whether the key's deadline has passed at nowMs. As in
@@ -123,6 +154,13 @@ func (m *Meta) Expired(nowMs int64) bool { return m.ExpireMs != 0 && m.ExpireMs 
 
 // AppendMeta appends the encoded record.
 func AppendMeta(dst []byte, m *Meta) []byte {
+	if m.Type == TypeString && m.FragShift != 0 {
+		dst = append(dst, FragmentedStringVersion<<4|byte(TypeString))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
+		dst = binary.BigEndian.AppendUint64(dst, m.Version)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+		return append(dst, m.FragShift)
+	}
 	if m.Type == TypeString && m.Repr != ReprAuto {
 		dst = append(dst, StringReprVersion<<4|byte(TypeString))
 		dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
@@ -153,6 +191,13 @@ func DecodeMeta(b []byte) (Meta, error) {
 	m := Meta{Type: Type(b[0] & 0x0f), ExpireMs: int64(binary.BigEndian.Uint64(b[1:]))}
 	v := b[0] >> 4
 	switch {
+	case v == FragmentedStringVersion && m.Type == TypeString:
+		if len(b) != fragmentedLen || b[fragmentedLen-1] < MinFragShift || b[fragmentedLen-1] > MaxFragShift {
+			return Meta{}, fmt.Errorf("%w: fragmented string metadata of %d bytes, or a fragment shift out of range", ErrCorrupt, len(b))
+		}
+		m.Version = binary.BigEndian.Uint64(b[9:])
+		m.Size = binary.BigEndian.Uint64(b[17:])
+		m.FragShift = b[fragmentedLen-1]
 	case v == StringReprVersion && m.Type == TypeString:
 		// ReprAuto is never written with the byte: each record has one form.
 		if len(b) < stringHeaderLen+1 || (b[stringHeaderLen] != byte(ReprPlain) && b[stringHeaderLen] != byte(ReprRaw)) {

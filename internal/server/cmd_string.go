@@ -325,13 +325,13 @@ func cmdAppend(x *ctx) {
 }
 
 func cmdStrlen(x *ctx) {
-	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
+	n, ok, err := x.tx.StrLen(x.db(), x.arg(1))
 	if err != nil {
 		x.storeError(err)
 		return
 	}
 	x.missedIf(!ok, x.arg(1))
-	x.w.Int(int64(len(v)))
+	x.w.Int(n)
 }
 
 func cmdIncr(x *ctx) { incrBy(x, 1) }
@@ -386,36 +386,13 @@ func cmdGetRange(x *ctx) {
 		x.notInteger()
 		return
 	}
-	v, ok, err := x.tx.GetString(x.db(), x.arg(1))
+	v, ok, err := x.tx.GetRange(x.db(), x.arg(1), start, end)
 	if err != nil {
 		x.storeError(err)
 		return
 	}
 	x.missedIf(!ok, x.arg(1))
-	x.w.Bulk(substring(v, start, end))
-}
-
-// substring applies GETRANGE's index rules: negative indices count from the
-// end, both ends are clamped, and an empty or inverted range is "".
-func substring(v []byte, start, end int64) []byte {
-	n := int64(len(v))
-	if start < 0 && end < 0 && start > end {
-		return nil
-	}
-	if start < 0 {
-		start += n
-	}
-	if end < 0 {
-		end += n
-	}
-	start, end = max(start, 0), max(end, 0)
-	if end >= n {
-		end = n - 1
-	}
-	if start > end || n == 0 {
-		return nil
-	}
-	return v[start : end+1]
+	x.w.Bulk(v)
 }
 
 func cmdSetRange(x *ctx) {

@@ -23,6 +23,7 @@ var argsNewerThan70 = map[string]string{
 	"zrevrank":    "7.2 WITHSCORE",
 	"hscan":       "7.4 NOVALUES",
 	"client|kill": "7.4 MAXAGE, with 7.2's argument names",
+	"bitop":       "8.2 DIFF, DIFF1, ANDOR and ONE",
 }
 
 // undocumentedArgs take arguments that Redis 7.0.15 documents none for

@@ -35,6 +35,13 @@ var notifyCases = []struct {
 		"INCRBY n 9223372036854775807", "INCRBYFLOAT f 1.5", "INCRBYFLOAT f abc",
 		"SETRANGE s 5 x", "SETRANGE s2 0 ''", "SETRANGE s 0 ''", "SETRANGE s 1 yy",
 		"SETRANGE s 536870912 x", "LPUSH l x", "APPEND l x", "INCR l", "SETRANGE l 0 x")},
+	{"bitmaps", cmds(
+		"SETBIT b 7 1", "SETBIT b 7 1", "SETBIT b 7 0", "SETBIT b 100 0", "SETBIT b 3 x",
+		"GETBIT nope 1", "GETBIT b 7", "BITCOUNT nope", "BITCOUNT b", "BITPOS nope 1", "BITPOS b 0",
+		"BITOP OR d b nope", "BITOP AND d nope nope2", "BITOP AND d nope", "BITOP NOT d b",
+		"BITFIELD f SET u8 0 5", "BITFIELD f SET u8 0 5", "BITFIELD f GET u8 0", "BITFIELD nope GET u8 0",
+		"BITFIELD g OVERFLOW FAIL INCRBY u2 0 9", "BITFIELD_RO nope GET u8 0", "BITFIELD f INCRBY u8 0 1",
+		"SETBIT big 4000000 1", "BITCOUNT big", "SETBIT big 4000000 1", "LPUSH l x", "SETBIT l 0 1")},
 	{"string reads", cmds(
 		"GET nope", "SET a 1", "GET a", "MGET a nope a nope2", "STRLEN nope", "STRLEN a",
 		"GETRANGE nope 0 1", "GETRANGE a x 1", "LCS a nope", "LPUSH l x", "GET l", "MGET l")},

@@ -111,6 +111,12 @@ func checkKeys(s *Store) error {
 					return fmt.Errorf("db %d key %q: deadline %d has no expiry index entry: %w", db, mk[encoding.MetaPrefixLen:], m.ExpireMs, err)
 				}
 			}
+			if m.Fragmented() {
+				if err := checkFragments(s, pdb, mk[encoding.MetaPrefixLen:], &m); err != nil {
+					it.Close()
+					return fmt.Errorf("db %d: %w", db, err)
+				}
+			}
 			if m.Type.IsCollection() {
 				if err := checkCollection(s, pdb, mk[encoding.MetaPrefixLen:], &m); err != nil {
 					it.Close()
@@ -126,6 +132,38 @@ func checkKeys(s *Store) error {
 		}
 	}
 	return nil
+}
+
+// checkFragments verifies a fragmented string's length against its
+// fragments: every fragment is a fragment key, non-empty (an all-zero
+// fragment is deleted), no longer than the fragment size, and ends within
+// the length.
+func checkFragments(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
+	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, pdb, key, m.Version)
+	it, err := s.eng.NewIter(p, encoding.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	fs := uint64(1) << m.FragShift
+	for ok := it.First(); ok; ok = it.Next() {
+		i, err := encoding.DecodeFragmentIndex(it.Key(), len(p))
+		if err != nil {
+			return fmt.Errorf("string %q: %w", key, err)
+		}
+		n := uint64(len(it.Value()))
+		switch {
+		case n == 0:
+			return fmt.Errorf("string %q: fragment %d is empty", key, i)
+		case n > fs:
+			return fmt.Errorf("string %q: fragment %d holds %d bytes, more than the fragment size %d", key, i, n, fs)
+		case i > (m.Size-1)/fs || i*fs+n > m.Size:
+			return fmt.Errorf("string %q: length field %d, fragment %d holds bytes up to %d", key, m.Size, i, i*fs+n)
+		case it.Value()[n-1] == 0:
+			return fmt.Errorf("string %q: fragment %d stored with trailing zeros", key, i)
+		}
+	}
+	return it.Error()
 }
 
 // checkCollection verifies one collection's size against its records.

@@ -38,7 +38,14 @@ func (tx *Tx) ReadValue(db int, key []byte) (Value, int64, bool, error) {
 	v := Value{Type: info.Type}
 	switch info.Type {
 	case encoding.TypeString:
-		v.String = append([]byte(nil), info.Value...)
+		// Not counted as a keyspace hit, as Lookup is not.
+		var m encoding.Meta
+		if m, _, err = tx.fragmentMeta(db, key); err == nil {
+			var b []byte
+			if b, err = tx.stringBytes(db, key, &m); err == nil {
+				v.String = append([]byte{}, b...)
+			}
+		}
 	case encoding.TypeList:
 		v.Items, err = tx.LRange(db, key, 0, -1)
 	case encoding.TypeSet:

@@ -25,7 +25,11 @@ func (tx *Tx) LookupString(db int, key []byte, counted bool) ([]byte, bool, erro
 	if m.Type != encoding.TypeString {
 		return nil, false, ErrWrongType
 	}
-	return append([]byte(nil), m.Value...), true, nil
+	v, err := tx.stringBytes(db, key, &m)
+	if err != nil {
+		return nil, false, err
+	}
+	return append([]byte(nil), v...), true, nil
 }
 
 // RewriteString stores value in string key, keeping the key's deadline (a

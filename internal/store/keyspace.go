@@ -194,7 +194,8 @@ func (tx *Tx) ownedMeta(db int, key []byte) (encoding.Meta, bool, error) {
 
 // copyKey writes a copy of the key described by m (from ownedMeta) under
 // (dstDB, dst), replacing whatever dst held. A collection's sub-keys are
-// copied under a new version: O(size), as in Redis.
+// copied under a new version (a fragmented string's fragments too): O(size),
+// as in Redis.
 func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []byte) error {
 	// Redis deletes a live destination and adds the copy as a new key:
 	// putMeta reports "new" only for an absent one.
@@ -205,7 +206,7 @@ func (tx *Tx) copyKey(srcDB int, src []byte, m encoding.Meta, dstDB int, dst []b
 			tx.Notify(notify.New, "new", dstDB, dst)
 		}
 	}
-	if !m.Type.IsCollection() {
+	if !m.HasSubKeys() {
 		return tx.putMeta(dstDB, dst, &m)
 	}
 	version, err := tx.newVersion()

@@ -11,7 +11,9 @@ import (
 // average of those read is multiplied by the member count, as Redis
 // samples a big collection's elements. The figure is the records' logical
 // size, before Pebble's compression and without its per-record overhead.
-// found is false for an absent key. It does not count as an access.
+// A fragmented string counts its fragments, every one of them (they are
+// what it occupies, and a sparse bitmap has few). found is false for an
+// absent key. It does not count as an access.
 func (tx *Tx) MemoryUsage(db int, key []byte, samples int) (size int64, found bool, err error) {
 	m, ok, err := tx.meta(db, key)
 	if err != nil || !ok {
@@ -23,6 +25,21 @@ func (tx *Tx) MemoryUsage(db int, key []byte, samples int) (size int64, found bo
 	}
 	size = int64(len(mk) + len(raw))
 	if m.Type == encoding.TypeString {
+		if m.Fragmented() {
+			if m, ok, err = tx.fragmentMeta(db, key); err != nil || !ok || !m.Fragmented() {
+				return size, ok, err
+			}
+			p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, tx.s.phys(db), key, m.Version)
+			it, err := tx.r.NewIter(p, encoding.PrefixEnd(p))
+			if err != nil {
+				return 0, false, err
+			}
+			defer it.Close()
+			for ok := it.First(); ok; ok = it.Next() {
+				size += int64(len(it.Key()) + len(it.Value()))
+			}
+			return size, true, it.Error()
+		}
 		return size, true, nil
 	}
 	c := new(collection)

@@ -16,6 +16,10 @@ func (tx *Tx) Encoding(db int, key []byte) (string, bool, error) {
 	}
 	switch m.Type {
 	case encoding.TypeString:
+		if m.Fragmented() {
+			// Longer than any embstr or int.
+			return "raw", true, nil
+		}
 		return StringEncoding(m.Value, m.Repr), true, nil
 	case encoding.TypeHash:
 		return tx.HashEncoding(db, key)

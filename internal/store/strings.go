@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/cairndb/cairn/internal/encoding"
@@ -11,7 +12,7 @@ import (
 // GetString returns the value of a string key. The value aliases a buffer
 // of the Tx that the next read reuses.
 func (tx *Tx) GetString(db int, key []byte) ([]byte, bool, error) {
-	m, ok, err := tx.meta(db, key)
+	m, ok, err := tx.fragmentMeta(db, key)
 	if err != nil {
 		return nil, false, err
 	}
@@ -24,7 +25,58 @@ func (tx *Tx) GetString(db int, key []byte) ([]byte, bool, error) {
 	if m.Type != encoding.TypeString {
 		return nil, false, ErrWrongType
 	}
-	return m.Value, true, nil
+	v, err := tx.stringBytes(db, key, &m)
+	return v, err == nil, err
+}
+
+// StrLen returns a string key's length (0 for an absent key) without
+// reading its value.
+func (tx *Tx) StrLen(db int, key []byte) (int64, bool, error) {
+	m, ok, err := tx.meta(db, key)
+	if err != nil || !ok {
+		if err == nil {
+			tx.s.stats.KeyspaceMisses.Add(1)
+		}
+		return 0, false, err
+	}
+	tx.s.stats.KeyspaceHits.Add(1)
+	if m.Type != encoding.TypeString {
+		return 0, false, ErrWrongType
+	}
+	if m.Fragmented() {
+		return int64(m.Size), true, nil
+	}
+	return int64(len(m.Value)), true, nil
+}
+
+// GetRange returns the bytes start..end of a string key by GETRANGE's
+// rules (negative indices count from the end, both ends are clamped, an
+// empty or inverted range is empty), reading only the fragments of the
+// range.
+func (tx *Tx) GetRange(db int, key []byte, start, end int64) ([]byte, bool, error) {
+	sv, err := tx.OpenString(db, key, true)
+	if err != nil || !sv.Exists() {
+		return nil, false, err
+	}
+	n := sv.Len()
+	if start < 0 && end < 0 && start > end {
+		return nil, true, nil
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		return nil, true, nil
+	}
+	b := make([]byte, end-start+1)
+	return b, true, sv.ReadAt(b, start)
 }
 
 // SetCond restricts SET to absent (NX) or present (XX) keys.
@@ -73,7 +125,14 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 			if cur.Type != encoding.TypeString {
 				return res, ErrWrongType
 			}
-			res.Old = append([]byte(nil), cur.Value...)
+			old, err := tx.stringBytes(db, key, &cur)
+			if err != nil {
+				return res, err
+			}
+			res.Old = bytes.Clone(old)
+			if res.Old == nil {
+				res.Old = []byte{}
+			}
 			res.OldFound = true
 		}
 	}
@@ -98,7 +157,7 @@ func (tx *Tx) SetString(db int, key, value []byte, a SetArgs) (SetResult, error)
 		}
 		return res, nil
 	}
-	return res, tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire, Value: value})
+	return res, tx.putString(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire}, value)
 }
 
 // MSet sets every key/value pair (clearing deadlines). With nx it sets none
@@ -116,7 +175,7 @@ func (tx *Tx) MSet(db int, pairs [][]byte, nx bool) (bool, error) {
 		}
 	}
 	for i := 0; i < len(pairs); i += 2 {
-		if err := tx.putMeta(db, pairs[i], &encoding.Meta{Type: encoding.TypeString, Value: pairs[i+1]}); err != nil {
+		if err := tx.putString(db, pairs[i], &encoding.Meta{Type: encoding.TypeString}, pairs[i+1]); err != nil {
 			return false, err
 		}
 		// Each key's "set" follows its "new", as Redis sets them one by
@@ -153,17 +212,23 @@ func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) 
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	v := append([]byte(nil), m.Value...)
+	v, err := tx.stringBytes(db, key, &m)
+	if err != nil {
+		return nil, false, err
+	}
+	if !m.Fragmented() {
+		// The value read aliases a buffer that the write below reuses.
+		v = append([]byte{}, v...)
+		m.Value = v
+	}
 	switch {
 	case act.Set && act.ExpireMs <= tx.NowMs:
 		_, err = tx.deleteKey(db, key)
 	case act.Set:
 		m.ExpireMs = act.ExpireMs
-		m.Value = v
 		err = tx.putMeta(db, key, &m)
 	case act.Persist && m.ExpireMs != 0:
 		m.ExpireMs = 0
-		m.Value = v
 		err = tx.putMeta(db, key, &m)
 	}
 	return v, true, err
@@ -172,7 +237,7 @@ func (tx *Tx) GetEx(db int, key []byte, act ExpireAction) ([]byte, bool, error) 
 // updateString rewrites a string key's value, keeping its deadline; repr
 // is how Redis would now hold it (OBJECT ENCODING).
 func (tx *Tx) updateString(db int, key []byte, expireMs int64, value []byte, repr encoding.StringRepr) error {
-	return tx.putMeta(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Value: value, Repr: repr})
+	return tx.putString(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expireMs, Repr: repr}, value)
 }
 
 // IncrBy adds delta to the integer in a string key (absent counts as 0).
@@ -240,52 +305,55 @@ func incrLongDouble(cur, delta []byte) ([]byte, error) {
 }
 
 // Append appends to a string key (creating it) and returns the new length.
+// It writes only the fragments of the appended bytes.
 func (tx *Tx) Append(db int, key, suffix []byte, maxLen int64) (int64, error) {
-	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	sv, err := tx.OpenString(db, key, false)
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
+	if !sv.Exists() {
 		// A new key is just the suffix, which the protocol already
-		// bounded; Redis checks the length only when appending.
-		m = encoding.Meta{Type: encoding.TypeString}
-	} else if int64(len(m.Value)) > maxLen-int64(len(suffix)) {
+		// bounded, encoded as SET would; Redis checks the length only
+		// when appending.
+		m := encoding.Meta{Type: encoding.TypeString}
+		return int64(len(suffix)), tx.putString(db, key, &m, suffix)
+	}
+	n := sv.Len()
+	if n > maxLen-int64(len(suffix)) {
 		return 0, ErrTooBig
 	}
-	v := make([]byte, 0, len(m.Value)+len(suffix))
-	v = append(append(v, m.Value...), suffix...)
-	// Redis appends in place to a raw copy of the old value; a new key is
-	// the suffix, encoded as SET would.
-	repr := encoding.ReprRaw
-	if !ok {
-		repr = encoding.ReprAuto
+	sv.Grow(n + int64(len(suffix)))
+	if err := sv.WriteAt(suffix, n); err != nil {
+		return 0, err
 	}
-	return int64(len(v)), tx.updateString(db, key, m.ExpireMs, v, repr)
+	// Even an empty suffix leaves the value raw, as Redis's in-place
+	// append does.
+	sv.changed = true
+	// Redis appends in place to a raw copy of the old value.
+	return sv.Len(), sv.Save(encoding.ReprRaw)
 }
 
 // SetRange overwrites part of a string key at offset, zero-padding, and
-// returns the new length. An empty value changes nothing.
+// returns the new length. An empty value changes nothing. It writes only
+// the fragments of the range.
 func (tx *Tx) SetRange(db int, key []byte, offset int64, value []byte, maxLen int64) (int64, error) {
-	m, ok, err := tx.typedMeta(db, key, encoding.TypeString)
+	sv, err := tx.OpenString(db, key, false)
 	if err != nil {
 		return 0, err
 	}
 	if len(value) == 0 {
-		return int64(len(m.Value)), nil
+		return sv.Len(), nil
 	}
 	// Written so that a huge offset cannot overflow.
 	if offset > maxLen-int64(len(value)) {
 		return 0, ErrTooBig
 	}
-	if !ok {
-		m = encoding.Meta{Type: encoding.TypeString}
+	sv.Grow(offset + int64(len(value)))
+	if err := sv.WriteAt(value, offset); err != nil {
+		return 0, err
 	}
-	n := max(int64(len(m.Value)), offset+int64(len(value)))
-	v := make([]byte, n)
-	copy(v, m.Value)
-	copy(v[offset:], value)
 	// Redis builds the new value in a raw buffer, for a new key too.
-	return n, tx.updateString(db, key, m.ExpireMs, v, encoding.ReprRaw)
+	return sv.Len(), sv.Save(encoding.ReprRaw)
 }
 
 // StringEncoding is OBJECT ENCODING for a string value held as repr, as

@@ -682,7 +682,7 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 			return fmt.Errorf("key %q: %w", key, err)
 		}
 		old = &o
-		if old.Type.IsCollection() && !(m.Type == old.Type && m.Version == old.Version) {
+		if old.HasSubKeys() && !(m.Type == old.Type && m.Version == old.Version && m.HasSubKeys()) {
 			if err := tx.dropSubKeys(pdb, key, old); err != nil {
 				return err
 			}
@@ -778,7 +778,7 @@ func (tx *Tx) deletePhys(pdb uint16, key []byte, db int) (bool, error) {
 	if err := tx.updateDeadlineIndexes(mk, &old, nil); err != nil {
 		return false, err
 	}
-	if old.Type.IsCollection() {
+	if old.HasSubKeys() {
 		if err := tx.dropSubKeys(pdb, key, &old); err != nil {
 			return false, err
 		}
@@ -817,10 +817,15 @@ func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
 	case encoding.FieldDeadline(old) != 0:
 		families = append(families, encoding.FamilyFieldTTL)
 	}
+	records := old.Size
+	if old.Fragmented() {
+		// At most one record per fragment.
+		records = (old.Size + 1<<old.FragShift - 1) >> old.FragShift
+	}
 	for _, f := range families {
 		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, old.Version)
 		end := encoding.PrefixEnd(start)
-		if old.Size > pointDeleteLimit || streamHasGroups(old) {
+		if records > pointDeleteLimit || streamHasGroups(old) {
 			if err := tx.b.DeleteRange(start, end); err != nil {
 				return err
 			}

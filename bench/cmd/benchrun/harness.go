@@ -156,7 +156,7 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario:
+		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario, bitmapsScenario:
 			err = h.matrix(ctx, name)
 		case streams:
 			err = h.matrix(ctx, name)
@@ -171,6 +171,8 @@ func (h *harness) runAll(ctx context.Context) error {
 			err = h.biggerThanMemory(ctx)
 		case "restart":
 			err = h.restart(ctx)
+		case sparseBitmaps:
+			err = h.sparseBitmaps(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
 			h.logf("%s FAILED: %v", name, err)

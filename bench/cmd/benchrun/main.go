@@ -34,7 +34,7 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, bitmapsScenario, "big-collections", "zset-churn", "bigger-than-memory", sparseBitmaps, "restart"}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
@@ -44,9 +44,11 @@ var scenarioHelp = map[string]string{
 	streams:              "XADD -P 1 and -P 16; 10 consumers XREADGROUP + XACK; XRANGE, XPENDING, XINFO GROUPS, XTRIM, DEL on a 10M-entry stream",
 	hllGeo:               "PFADD of 10 elements, PFCOUNT of 1 and 3 keys, GEOSEARCH BYRADIUS 5 km in a 1M-member geo set, -P 1 and -P 16",
 	aclScenario:          "GET and SET as the default user and as a restricted ACL user (own load generator), -P 1 and -P 16",
+	bitmapsScenario:      "SETBIT/GETBIT at random offsets below 10^8, -P 1 and -P 16; BITCOUNT and BITPOS over a bitmap with 1000 bits up to bit 4·10^9 (own load generator)",
 	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",
+	sparseBitmaps:        "RSS of 10,000 bitmaps each with one bit at offset 4294967295 (512 MB strings); Redis holds one, extrapolated",
 	"restart":            "time from exec to first PONG with N keys on disk; Redis loading an RDB for contrast",
 }
 

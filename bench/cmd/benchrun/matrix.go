@@ -86,7 +86,8 @@ func allWorkloads() []workload {
 	all := append(slices.Clone(workloads), scriptPubSubWorkloads...)
 	all = append(all, streamWorkloads...)
 	all = append(all, hllGeoWorkloads...)
-	return append(all, aclWorkloads...)
+	all = append(all, aclWorkloads...)
+	return append(all, bitmapWorkloads...)
 }
 
 // scenarioSetups load, once per server, data that a scenario's workloads
@@ -98,13 +99,14 @@ var scenarioSetups = map[string]func(ctx context.Context, h *harness, name strin
 }
 
 var scenarioTitles = map[string]string{
-	"strings":     "redis-benchmark: strings and PING (Cairn appendfsync everysec; Redis without persistence)",
-	"collections": "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
-	"durable":     "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
-	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
-	streams:       "Streams: XADD and a consumer group, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
-	hllGeo:        "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
-	aclScenario:   "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	"strings":       "redis-benchmark: strings and PING (Cairn appendfsync everysec; Redis without persistence)",
+	"collections":   "redis-benchmark: collections (Cairn appendfsync everysec; Redis without persistence)",
+	"durable":       "Durable against durable: Cairn appendfsync always vs Redis appendonly yes, appendfsync always",
+	scriptPubSub:    "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	streams:         "Streams: XADD and a consumer group, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	hllGeo:          "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	aclScenario:     "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	bitmapsScenario: "Bitmaps: SETBIT/GETBIT at random offsets, BITCOUNT/BITPOS over a sparse bitmap (Cairn's load generator; Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each
@@ -248,7 +250,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				if unknown[w.Name] {
+				if unknown[w.Name] || !w.runsAt(p) {
 					continue
 				}
 				if err := exitedEarly(rp, cp); err != nil {

@@ -37,6 +37,7 @@ type results struct {
 	BigColl  *bcResult
 	Churn    *churnResult
 	BTM      *btmResult
+	Sparse   *sparseResult
 	Restart  *restartResult
 	Streams  *streamResult
 	Profiles []string
@@ -302,6 +303,9 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == aclScenario {
 			writeACLIntro(&b)
 		}
+		if mr.Scenario == bitmapsScenario {
+			writeBitmapsIntro(&b, s)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -354,6 +358,9 @@ func (r *results) markdown(history string) string {
 	}
 	if r.BTM != nil {
 		r.writeBTM(&b)
+	}
+	if r.Sparse != nil {
+		r.writeSparse(&b)
 	}
 	if r.Restart != nil {
 		r.writeRestart(&b)
@@ -458,6 +465,8 @@ func (r *results) ran(scenario string) bool {
 		return r.BigColl != nil
 	case "zset-churn":
 		return r.Churn != nil
+	case sparseBitmaps:
+		return r.Sparse != nil
 	}
 	for _, m := range r.Matrix {
 		if m.Scenario == scenario {
@@ -502,6 +511,9 @@ var targets = []target{
 	{"PFCOUNT of one key", hllGeo, "PFCOUNT_1", 1, 0.6, false},
 	{"PFCOUNT of three keys", hllGeo, "PFCOUNT_3", 1, 0.6, false},
 	{"GEOSEARCH BYRADIUS 5 km in the geo set (1M members in a full run)", hllGeo, "GEOSEARCH", 1, 0.5, false},
+	// Issue 21's goals (BITCOUNT/BITPOS: under 5 ms, read from their p50).
+	{"SETBIT at random offsets", bitmapsScenario, "SETBIT", 1, 0.7, false},
+	{"GETBIT at random offsets", bitmapsScenario, "GETBIT", 1, 0.7, false},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -1033,4 +1045,14 @@ func wellFormedXML(data []byte) error {
 			return err
 		}
 	}
+}
+
+// writeBitmapsIntro explains the bitmaps scenario's workloads.
+func writeBitmapsIntro(b io.Writer, s settings) {
+	fmt.Fprintf(b, "Every workload here runs on Cairn's own load generator, for both servers alike. BITCOUNT and BITPOS run at -P 1 only, on one connection: compare their p50 latency (issue 21's goal: Cairn under 5 ms).\n\n")
+	d := bitmapDescriptions(s)
+	for _, w := range bitmapWorkloads {
+		fmt.Fprintf(b, "- %s: %s\n", w.Name, d[w.Name])
+	}
+	fmt.Fprintf(b, "\n")
 }

@@ -82,6 +82,18 @@ type settings struct {
 	GeoMembers   int
 	GeoRadiusKm  float64
 	GeoPerSearch float64
+	// Bitmaps: SETBIT/GETBIT offsets below BitmapRange, GETBIT's bitmap
+	// prefilled with BitmapPrefill bits; the scans' sparse bitmap has
+	// BitmapBits random bits below BitmapHighBit and that bit.
+	BitmapRange   int64
+	BitmapPrefill int
+	BitmapHighBit int64
+	BitmapBits    int
+	// Sparse bitmaps: SparseKeys bitmaps with bit SparseBit set; Redis
+	// gets SparseRedisKeys of them (each is a whole string there).
+	SparseKeys      int
+	SparseBit       int64
+	SparseRedisKeys int
 
 	// Restart.
 	RestartKeys      int
@@ -122,6 +134,13 @@ func settingsFor(o options) (settings, error) {
 		GeoMembers:       1_000_000,
 		GeoRadiusKm:      5,
 		GeoPerSearch:     100,
+		BitmapRange:      100_000_000,
+		BitmapPrefill:    100_000,
+		BitmapHighBit:    4_000_000_000,
+		BitmapBits:       1000,
+		SparseKeys:       10_000,
+		SparseBit:        4_294_967_295,
+		SparseRedisKeys:  1,
 	}
 	switch o.mode {
 	case "default":
@@ -156,6 +175,8 @@ func settingsFor(o options) (settings, error) {
 		s.StreamPending = 100_000
 		s.HLLKeys = 100
 		s.GeoMembers = 100_000
+		s.BitmapHighBit = 400_000_000
+		s.SparseKeys = 1000
 	case "smoke":
 		s.Requests = map[int]int{1: 300, 16: 1600}
 		s.DurableRequests = map[int]int{1: 200, 16: 800}
@@ -182,6 +203,13 @@ func settingsFor(o options) (settings, error) {
 		s.HLLFill = 300
 		s.GeoMembers = 3000
 		s.GeoPerSearch = 20
+		s.BitmapRange = 1_000_000
+		s.BitmapPrefill = 1000
+		s.BitmapHighBit = 4_000_000
+		s.BitmapBits = 100
+		s.SparseKeys = 50
+		s.SparseBit = 4_000_000
+		s.SparseRedisKeys = 50
 		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
