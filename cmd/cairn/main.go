@@ -126,8 +126,9 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
+	var metricsSrv *http.Server
 	if addr := cfg.MetricsAddr(); addr != "" {
-		if err := serveMetrics(addr, srv, log); err != nil {
+		if metricsSrv, err = serveMetrics(addr, srv, log); err != nil {
 			return err
 		}
 	}
@@ -167,13 +168,10 @@ func run(args []string, monitorErr error) error {
 			failed = err
 		}
 	}
-	// A second signal while shutting down is left to the default action.
+	// A second signal while shutting down is left to the default action:
+	// it ends a shutdown that waits too long for the operator's taste.
 	signal.Stop(sigs)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		log.Error("shutdown", "err", err)
-	}
+	stopServing(srv, metricsSrv, log)
 	if err := closeStorage(log, st, eng); err != nil {
 		return errors.Join(failed, err)
 	}
@@ -182,6 +180,36 @@ func run(args []string, monitorErr error) error {
 	}
 	log.Info("cairn is now ready to exit, bye bye")
 	return nil
+}
+
+// shutdownReport is how often a shutdown that waits for commands still
+// running says which they are.
+const shutdownReport = 10 * time.Second
+
+// stopServing closes the connections and waits for every command in flight,
+// however long, as Redis finishes the command it is running before it
+// shuts down: the engine must not close under a running command (Pebble
+// would refuse: "leaked iterators"). Commands that stream a long reply
+// stop once their connection is closed; anything else still running is
+// logged every shutdownReport. The metrics endpoint, which reads the store
+// too, is closed first.
+func stopServing(srv *server.Server, metricsSrv *http.Server, log *slog.Logger) {
+	if metricsSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownReport)
+		if err := metricsSrv.Shutdown(ctx); err != nil {
+			log.Warn("closing the metrics endpoint", "err", err)
+		}
+		cancel()
+	}
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownReport)
+		err := srv.Shutdown(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		log.Warn("shutdown is waiting for commands still running", "clients", srv.Running())
+	}
 }
 
 // openStorage opens the data directory's engine and the store on it.
@@ -288,15 +316,15 @@ func servePprof(addr string, log *slog.Logger) error {
 // serveMetrics serves the server's Prometheus metrics on addr, at
 // /metrics. Like pprof, the endpoint has no authentication: it belongs on
 // loopback.
-func serveMetrics(addr string, srv *server.Server, log *slog.Logger) error {
+func serveMetrics(addr string, srv *server.Server, log *slog.Logger) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("metrics-addr: %w", err)
+		return nil, fmt.Errorf("metrics-addr: %w", err)
 	}
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	hs := &http.Server{Handler: metrics.Mux(srv), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	return nil
+	return hs, nil
 }
 
 // pprofMux routes the profiles. The command line page is refused: it would

@@ -80,6 +80,10 @@ type Server struct {
 	// process.
 	shutdownReq chan struct{}
 	shutOnce    sync.Once
+	// stopOnce starts Shutdown's work once; drained is closed when every
+	// connection has ended.
+	stopOnce sync.Once
+	drained  chan struct{}
 }
 
 type serverStats struct {
@@ -296,34 +300,53 @@ func (s *Server) queryBufLimitReached(c *client) {
 }
 
 // Shutdown stops accepting, closes every connection and waits for their
-// goroutines, or for ctx.
+// goroutines (and a BGSAVE), or for ctx. It may be called again to go on
+// waiting: the store must not close before it has returned nil.
 func (s *Server) Shutdown(ctx context.Context) error {
-	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
-	// Redis, so its client's connection can end.
-	s.runs.cancelAll()
-	s.mu.Lock()
-	s.closing = true
-	for _, ln := range s.listeners {
-		_ = ln.Close()
-	}
-	for _, c := range s.clients {
-		c.kill()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.conns.Wait()
-		// Every client waited for its queued replies before it ended.
-		s.durable.close()
-		s.scripts.Close()
-		close(done)
-	}()
+	s.stopOnce.Do(func() {
+		s.drained = make(chan struct{})
+		// A running script holds its keys: stop it, as SHUTDOWN NOSAVE
+		// does in Redis, so its client's connection can end.
+		s.runs.cancelAll()
+		s.mu.Lock()
+		s.closing = true
+		for _, ln := range s.listeners {
+			_ = ln.Close()
+		}
+		for _, c := range s.clients {
+			c.kill()
+		}
+		s.mu.Unlock()
+		go func() {
+			// Every connection's goroutine, and a BGSAVE, end before the
+			// store may close: a command still running holds engine
+			// iterators.
+			s.conns.Wait()
+			// Every client waited for its queued replies before it ended.
+			s.durable.close()
+			s.scripts.Close()
+			close(s.drained)
+		}()
+	})
 	select {
-	case <-done:
+	case <-s.drained:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Running describes the connections whose goroutine has not ended yet, each
+// as "id=N cmd=name age=Ns": what a shutdown is waiting for.
+func (s *Server) Running() []string {
+	var out []string
+	for _, c := range s.sortedClients() {
+		c.mu.Lock()
+		last := c.lastCmd
+		c.mu.Unlock()
+		out = append(out, fmt.Sprintf("id=%d cmd=%s age=%ds", c.id, last, int64(c.age().Seconds())))
+	}
+	return out
 }
 
 func (s *Server) requestShutdown() {
