@@ -42,16 +42,13 @@ import (
 )
 
 func main() {
-	// Before anything else: this may replace the process with a fresh
-	// image of itself (see procs.ExecWithQuietMonitor).
-	monitorErr := procs.ExecWithQuietMonitor()
-	if err := run(os.Args[1:], monitorErr); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, monitorErr error) error {
+func run(args []string) error {
 	if len(args) > 0 && args[0] == "import" {
 		return runImport(args[1:], os.Stderr)
 	}
@@ -76,6 +73,13 @@ func run(args []string, monitorErr error) error {
 	}
 	if err := cfg.ApplyArgs(args); err != nil {
 		return err
+	}
+	// With quiet-monitor, before any file or listener is opened: this
+	// replaces the process with a fresh image of itself, which reads the
+	// same settings again (see procs.ExecWithQuietMonitor).
+	var monitorErr error
+	if cfg.QuietMonitor() {
+		monitorErr = procs.ExecWithQuietMonitor()
 	}
 
 	var level slog.LevelVar

@@ -58,6 +58,7 @@ func TestGet(t *testing.T) {
 		{"procs", "0"},
 		{"protected-mode", "yes"},
 		{"proto-max-bulk-len", "536870912"},
+		{"quiet-monitor", "no"},
 		{"requirepass", ""},
 		{"save", ""},
 		{"set-max-intset-entries", "512"},

@@ -71,6 +71,7 @@ var meanings = map[string]string{
 	"pprof-addr":                        "serve Go's pprof profiles here (no authentication: keep it on loopback)",
 	"port":                              "TCP port (0: no plain port)",
 	"procs":                             "processors Cairn's code runs on (GOMAXPROCS); 0 sizes it to the load",
+	"quiet-monitor":                     "start again (exec) with GODEBUG=schedtrace set, which keeps Go's monitor thread from deep sleeps: less CPU per unpipelined command on few cores",
 	"protected-mode":                    "with no password, refuse clients that are not on loopback",
 	"proto-max-bulk-len":                "the largest bulk string a request may carry",
 	"requirepass":                       "the default user's password",
