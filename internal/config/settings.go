@@ -289,14 +289,6 @@ var settings = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.notifyEvents },
 	},
 	{
-		// Not a Redis setting: start the process again (exec) with the Go
-		// runtime's monitor kept from sleeping deeply (see package procs).
-		// Off by default: a daemon that re-executes itself surprises
-		// debuggers and supervisors.
-		name: "quiet-monitor", kind: kindBool,
-		num: func(c *Config) *atomic.Int64 { return &c.quietMonitor },
-	},
-	{
 		name: "pidfile", kind: kindString,
 		str: func(c *Config) *atomic.Pointer[string] { return &c.pidFile },
 	},
@@ -331,6 +323,14 @@ var settings = []*setting{
 		name: "proto-max-bulk-len", kind: kindMemory, mutable: true,
 		min: 1 << 20, max: math.MaxInt64, def: value{n: 512 << 20},
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
+	},
+	{
+		// Not a Redis setting: start the process again (exec) with the Go
+		// runtime's monitor kept from sleeping deeply (see package procs).
+		// Off by default: a daemon that re-executes itself surprises
+		// debuggers and supervisors.
+		name: "quiet-monitor", kind: kindBool,
+		num: func(c *Config) *atomic.Int64 { return &c.quietMonitor },
 	},
 	{
 		name: "requirepass", kind: kindString, mutable: true,
