@@ -84,6 +84,8 @@ type Server struct {
 	// connection has ended.
 	stopOnce sync.Once
 	drained  chan struct{}
+	// inst is INFO's instantaneous figures and memory peak (info.go).
+	inst instState
 }
 
 type serverStats struct {
@@ -95,6 +97,9 @@ type serverStats struct {
 	// total_writes_processed).
 	reads  atomic.Int64
 	writes atomic.Int64
+	// netIn and netOut count the bytes read from and written to clients
+	// (INFO's total_net_input_bytes and total_net_output_bytes).
+	netIn, netOut atomic.Int64
 	// authFailures counts AUTH and HELLO AUTH refused for a wrong user or
 	// password (INFO's acl_access_denied_auth).
 	authFailures atomic.Int64
@@ -127,6 +132,8 @@ func New(o Options) *Server {
 		shutdownReq: make(chan struct{}),
 	}
 	s.durable.s = s
+	s.inst.startup = heapObjects()
+	s.inst.peak = s.inst.startup
 	s.initPubSub()
 	s.initScripting()
 	if s.st != nil {
@@ -198,6 +205,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
+	s.startSampling()
 	var delay time.Duration
 	for {
 		nc, err := ln.Accept()
@@ -295,7 +303,7 @@ const releaseToOS = 64 << 20
 // queryBufLimitReached logs a client closed for a request holding more
 // than client-query-buffer-limit, with Redis's line.
 func (s *Server) queryBufLimitReached(c *client) {
-	s.log.Warn("Closing client that reached max query buffer length: " + c.describe() +
+	s.log.Warn("Closing client that reached max query buffer length: " + c.describe(nil) +
 		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
 }
 
@@ -305,6 +313,7 @@ func (s *Server) queryBufLimitReached(c *client) {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.drained = make(chan struct{})
+		s.stopSampling()
 		// A running script holds its keys: stop it, as SHUTDOWN NOSAVE
 		// does in Redis, so its client's connection can end.
 		s.runs.cancelAll()
