@@ -342,9 +342,12 @@ func (s *Server) infoPersistence(f *infoLines) {
 	f.int("loading", 0)
 	f.int("async_loading", 0)
 	saves := s.persistenceInfo()
+	changes, saveCount := s.saveCounts()
+	f.int("rdb_changes_since_last_save", changes)
 	f.add(saves[0][0], saves[0][1]) // rdb_bgsave_in_progress
 	f.int("rdb_last_save_time", st.LastDurable.Load())
 	*f = append(*f, saves[1:]...)
+	f.int("rdb_saves", saveCount)
 	// The write-ahead log is Cairn's append-only file: always on, and
 	// never rewritten (compactions reclaim its space).
 	f.int("aof_enabled", 1)

@@ -39,8 +39,6 @@ var infoOmitted = map[string]string{
 	"current_fork_perc":              "no fork",
 	"current_save_keys_processed":    "not tracked",
 	"current_save_keys_total":        "not tracked",
-	"rdb_changes_since_last_save":    "not tracked",
-	"rdb_saves":                      "not tracked",
 	"rdb_last_cow_size":              "no fork",
 	"rdb_last_load_keys_expired":     "Cairn loads no RDB at start",
 	"rdb_last_load_keys_loaded":      "Cairn loads no RDB at start",
@@ -175,7 +173,7 @@ func TestInfoFieldsMatchRedis(t *testing.T) {
 		"redis_mode", "arch_bits", "monotonic_clock", "multiplexing_api", "process_supervised", "io_threads_active",
 		"connected_clients", "cluster_connections", "blocked_clients", "tracking_clients", "clients_in_timeout_table",
 		"maxmemory", "maxmemory_human", "maxmemory_policy", "mem_clients_slaves", "mem_replication_backlog",
-		"loading", "async_loading", "rdb_bgsave_in_progress", "rdb_last_bgsave_status", "rdb_last_bgsave_time_sec",
+		"loading", "async_loading", "rdb_changes_since_last_save", "rdb_saves", "rdb_bgsave_in_progress", "rdb_last_bgsave_status", "rdb_last_bgsave_time_sec",
 		"rdb_current_bgsave_time_sec", "aof_rewrite_in_progress", "aof_last_bgrewrite_status", "aof_last_write_status",
 		"total_commands_processed", "rejected_connections", "expired_keys", "evicted_keys", "evicted_clients",
 		"keyspace_hits", "keyspace_misses", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels",
@@ -461,5 +459,47 @@ func TestInfoKeyspaceAvgTTL(t *testing.T) {
 				t.Errorf("db0:%s, want keys=%d,expires=%d,avg_ttl≈%d", f["db0"], len(tt.ttls), tt.exp, tt.wantAvg)
 			}
 		})
+	}
+}
+
+// TestInfoChangesSinceSave follows rdb_changes_since_last_save and
+// rdb_saves beside real Redis through writes and a SAVE. Cairn counts
+// modified keys (Redis counts a hash's or set's elements one by one), so
+// the steps write whole keys.
+func TestInfoChangesSinceSave(t *testing.T) {
+	real := redistest.Start(t)
+	ts := startServer(t, "dir", t.TempDir())
+	ours := redistest.Dial(t, ts.addr)
+	steps := [][]any{
+		{"SET", "x", "1"},
+		{"MSET", "a", "1", "b", "2"},
+		{"DEL", "a", "nosuch"},
+		{"GET", "x"},
+		{"SAVE"},
+		{"SET", "y", "1"},
+		{"INCR", "y"},
+		{"EXPIRE", "y", "100"},
+		{"SAVE"},
+	}
+	fields := func(c *redistest.Conn) map[string]string {
+		v, err := c.Do("INFO", "persistence")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, f := infoSectionsOf(t, string(v.([]byte)))
+		return f
+	}
+	for _, step := range steps {
+		for _, c := range []*redistest.Conn{real, ours} {
+			if _, err := c.Do(step...); err != nil {
+				t.Fatalf("%v: %v", step, err)
+			}
+		}
+		r, c := fields(real), fields(ours)
+		for _, k := range []string{"rdb_changes_since_last_save", "rdb_saves"} {
+			if r[k] != c[k] {
+				t.Errorf("after %v: %s = %q, Redis %q", step, k, c[k], r[k])
+			}
+		}
 	}
 }
