@@ -145,8 +145,8 @@ type Stats struct {
 	// Changes counts the keys modified by commits (each modification
 	// once, a reclaimed expired key too): Redis's dirty counter, for
 	// INFO's rdb_changes_since_last_save.
-	Changes atomic.Int64
-	LastSyncError  atomic.Pointer[string]
+	Changes       atomic.Int64
+	LastSyncError atomic.Pointer[string]
 	// LastDurable is the unix time of the last WAL sync (LASTSAVE).
 	LastDurable atomic.Int64
 	// FilteredReads counts member lookups a member filter answered.
