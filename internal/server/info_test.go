@@ -503,3 +503,32 @@ func TestInfoChangesSinceSave(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoKeyspaceFollowsSwapDB: each database's line describes its own
+// keys, after SWAPDB too (the keyspace keeps physical databases apart
+// from the numbers clients use).
+func TestInfoKeyspaceFollowsSwapDB(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	rc.do("SET", "a", "v", "EX", "100")
+	rc.do("SELECT", "1")
+	rc.do("SET", "b", "v", "EX", "300")
+	rc.do("SET", "c", "v")
+	check := func(db string, keys, exp int, avg int64) {
+		t.Helper()
+		var k, e int
+		var a int64
+		line := infoFields(t, rc, "keyspace")[db]
+		if _, err := fmt.Sscanf(line, "keys=%d,expires=%d,avg_ttl=%d", &k, &e, &a); err != nil {
+			t.Fatalf("%s:%s: %v", db, line, err)
+		}
+		if k != keys || e != exp || a > avg || a < avg-2000 {
+			t.Errorf("%s:%s, want keys=%d,expires=%d,avg_ttl≈%d", db, line, keys, exp, avg)
+		}
+	}
+	check("db0", 1, 1, 100000)
+	check("db1", 2, 1, 300000)
+	rc.do("SWAPDB", "0", "1")
+	check("db0", 2, 1, 300000)
+	check("db1", 1, 1, 100000)
+}
