@@ -33,10 +33,12 @@ func (s *Store) reapLoop() {
 		if stopped {
 			continue
 		}
+		began := time.Now()
 		_, err := s.ReapExpired(reapBudget)
 		if err == nil {
 			_, err = s.ReapExpiredFields(reapBudget)
 		}
+		s.stats.ExpireCycleTime.Add(int64(time.Since(began)))
 		if err != nil {
 			if errors.Is(err, engine.ErrFailed) {
 				// Nothing can be reclaimed until a restart; say so once.

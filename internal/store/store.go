@@ -136,12 +136,16 @@ type shardCounts [stripeCount]atomic.Int64
 
 // Stats are the store's running figures for INFO.
 type Stats struct {
-	ExpiredKeys    atomic.Int64
-	ExpiredStale   atomic.Int64
-	KeyspaceHits   atomic.Int64
-	KeyspaceMisses atomic.Int64
-	Commits        atomic.Int64
-	CommitErrors   atomic.Int64
+	ExpiredKeys  atomic.Int64
+	ExpiredStale atomic.Int64
+	// ExpireCycleTime is the time the expiry reaper's cycles took, in
+	// nanoseconds (INFO's expire_cycle_cpu_milliseconds, which Redis also
+	// measures as elapsed time).
+	ExpireCycleTime atomic.Int64
+	KeyspaceHits    atomic.Int64
+	KeyspaceMisses  atomic.Int64
+	Commits         atomic.Int64
+	CommitErrors    atomic.Int64
 	// Changes counts the keys modified by commits (each modification
 	// once, a reclaimed expired key too): Redis's dirty counter, for
 	// INFO's rdb_changes_since_last_save.
