@@ -278,6 +278,7 @@ func (s *Server) resetStats() {
 	st.ExpiredKeys.Store(0)
 	st.ExpiredStale.Store(0)
 	st.ExpireCycleTime.Store(0)
+	st.ExpireTimeCapReached.Store(0)
 	st.KeyspaceHits.Store(0)
 	st.KeyspaceMisses.Store(0)
 	for _, e := range s.handlers {

@@ -389,6 +389,7 @@ func (s *Server) infoStats(f *infoLines) {
 	f.int("sync_partial_ok", 0)
 	f.int("sync_partial_err", 0)
 	f.int("expired_keys", st.ExpiredKeys.Load())
+	f.int("expired_time_cap_reached_count", st.ExpireTimeCapReached.Load())
 	f.int("expire_cycle_cpu_milliseconds", st.ExpireCycleTime.Load()/1e6)
 	// Cairn never evicts: maxmemory does not apply to data on disk.
 	f.int("evicted_keys", 0)

@@ -46,7 +46,6 @@ var infoOmitted = map[string]string{
 	"module_fork_in_progress":        "no modules, no fork",
 	"module_fork_last_cow_size":      "no modules, no fork",
 	"expired_stale_perc":             "the expiry index finds every expired key; nothing is sampled",
-	"expired_time_cap_reached_count": "the expiry cycle has no time cap",
 	"total_eviction_exceeded_time":   "no eviction",
 	"current_eviction_exceeded_time": "no eviction",
 	"latest_fork_usec":               "no fork",

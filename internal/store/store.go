@@ -142,10 +142,14 @@ type Stats struct {
 	// nanoseconds (INFO's expire_cycle_cpu_milliseconds, which Redis also
 	// measures as elapsed time).
 	ExpireCycleTime atomic.Int64
-	KeyspaceHits    atomic.Int64
-	KeyspaceMisses  atomic.Int64
-	Commits         atomic.Int64
-	CommitErrors    atomic.Int64
+	// ExpireTimeCapReached counts the reaper's rounds that stopped at
+	// their time budget with expired keys left (Redis's
+	// expired_time_cap_reached_count).
+	ExpireTimeCapReached atomic.Int64
+	KeyspaceHits         atomic.Int64
+	KeyspaceMisses       atomic.Int64
+	Commits              atomic.Int64
+	CommitErrors         atomic.Int64
 	// Changes counts the keys modified by commits (each modification
 	// once, a reclaimed expired key too): Redis's dirty counter, for
 	// INFO's rdb_changes_since_last_save.
