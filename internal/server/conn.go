@@ -319,10 +319,11 @@ func (f flushingReader) Read(p []byte) (int, error) {
 		}
 		t = now
 	}
-	c.qbuf.Store(int64(c.r.Buffered()))
-	c.qbufFree.Store(int64(c.r.Free()))
-	c.rbs.Store(int64(c.w.Size()))
-	c.rbp.Store(int64(c.w.Peak()))
+	// Mostly unchanged from one read to the next: a load spares the store.
+	storeChanged(&c.qbuf, c.r.Buffered())
+	storeChanged(&c.qbufFree, c.r.Free())
+	storeChanged(&c.rbs, c.w.Size())
+	storeChanged(&c.rbp, c.w.Peak())
 	// Pushes may go out while the client is waiting for input.
 	c.outMu.Unlock()
 	n, err := c.nc.Read(p)
@@ -379,4 +380,11 @@ func (s syncingWriter) Write(p []byte) (int, error) {
 	n, err := c.nc.Write(p)
 	c.srv.stats.netOut.Add(int64(n))
 	return n, err
+}
+
+// storeChanged stores v in a unless a holds it already.
+func storeChanged(a *atomic.Int64, v int) {
+	if a.Load() != int64(v) {
+		a.Store(int64(v))
+	}
 }
