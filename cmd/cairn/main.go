@@ -113,6 +113,14 @@ func run(args []string) error {
 		defer os.Remove(pf)
 	}
 
+	// From here a SIGTERM or SIGINT waits in sigs: one that arrives while
+	// the engine opens (replaying its log can take a while) is acted on as
+	// soon as the server is up, with the same clean shutdown and exit
+	// status 0 as later.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
 	eng, st, err := openStorage(cfg, log)
 	if err != nil {
 		return lockedError(cfg.Dir(), err)
@@ -126,14 +134,15 @@ func run(args []string) error {
 
 	if addr := cfg.PprofAddr(); addr != "" {
 		if err := servePprof(addr, log); err != nil {
-			return err
+			return errors.Join(err, closeStorage(log, st, eng))
 		}
 	}
 	srv := server.New(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
 	var metricsSrv *http.Server
 	if addr := cfg.MetricsAddr(); addr != "" {
 		if metricsSrv, err = serveMetrics(addr, srv, log); err != nil {
-			return err
+			_ = srv.Shutdown(context.Background())
+			return errors.Join(err, closeStorage(log, st, eng))
 		}
 	}
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
@@ -159,8 +168,6 @@ func run(args []string) error {
 		go func() { serveErr <- srv.Serve(l.ln) }()
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	var failed error
 	select {
 	case sig := <-sigs:

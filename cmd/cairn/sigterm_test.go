@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,4 +156,54 @@ func TestSigtermUnderLoadExitsCleanly(t *testing.T) {
 			t.Fatalf("round %d: exit status %d after SIGTERM under load (seed %d):\n%s", round, code, seed, out)
 		}
 	}
+}
+
+// TestSigtermWhileOpening sends SIGTERM while the engine replays a large
+// log at start: the signal waits until the server is up, which then shuts
+// down cleanly with exit status 0 instead of dying of the signal.
+func TestSigtermWhileOpening(t *testing.T) {
+	bin := buildCairn(t)
+	dir := t.TempDir()
+	p := startCairn(t, bin, true, 0, "--dir", dir)
+	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", p.port), PoolSize: 1})
+	ctx := context.Background()
+	value := strings.Repeat("v", 100)
+	for batch := range 100 {
+		pipe := c.Pipeline()
+		for i := range 1000 {
+			pipe.Set(ctx, fmt.Sprintf("key:%d:%d", batch, i), value, 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.Close()
+	// Killed, the server leaves its log unflushed: the next start replays it.
+	p.kill(t)
+	q := p.restartForSignal(t, bin, "--dir", dir)
+	time.Sleep(50 * time.Millisecond)
+	if err := q.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := q.wait(t); code != 0 || !strings.Contains(q.out.String(), "ready to exit") {
+		t.Fatalf("exit status %d after SIGTERM at start:\n%s", code, q.out)
+	}
+}
+
+// restartForSignal starts bin again on p's port without waiting for it to
+// be ready.
+func (p *cairnProc) restartForSignal(t *testing.T, bin string, args ...string) *cairnProc {
+	t.Helper()
+	args = append(args, "--port", strconv.Itoa(p.port))
+	q := &cairnProc{cmd: exec.Command(bin, args...), port: p.port, out: &lockedBuffer{}, done: make(chan struct{})}
+	q.cmd.Stdout, q.cmd.Stderr = q.out, q.out
+	if err := q.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { q.err = q.cmd.Wait(); close(q.done) }()
+	t.Cleanup(func() {
+		_ = q.cmd.Process.Kill()
+		<-q.done
+	})
+	return q
 }
