@@ -539,3 +539,30 @@ func TestInfoKeyspaceFollowsSwapDB(t *testing.T) {
 	check("db0", 2, 1, 300000)
 	check("db1", 1, 1, 100000)
 }
+
+// TestInfoRedis72Fields: the fields Redis 7.2 added, which the installed
+// Redis 7.0 cannot show for comparison (src/server.c genRedisInfoString and
+// src/connection.c getListensInfoString of 7.2).
+func TestInfoRedis72Fields(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.wire(t)
+	tests := []struct {
+		section string
+		field   string
+		want    string // "" accepts any value
+	}{
+		// The configured addresses and port, as Redis shows them (the
+		// harness hands the server a listener of its own).
+		{"server", "listener0", "name=tcp,bind=127.0.0.1,port=" + infoFields(t, rc, "server")["tcp_port"]},
+		{"clients", "total_blocking_keys", "0"},
+		{"clients", "total_blocking_keys_on_nokey", "0"},
+		{"stats", "acl_access_denied_auth", "0"},
+	}
+	for _, tt := range tests {
+		f := infoFields(t, rc, tt.section)
+		v, ok := f[tt.field]
+		if !ok || (tt.want != "" && v != tt.want) {
+			t.Errorf("INFO %s %s = %q (present %v), want %q", tt.section, tt.field, v, ok, tt.want)
+		}
+	}
+}
