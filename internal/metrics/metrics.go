@@ -157,7 +157,7 @@ type descs struct {
 	engFailed, engDiskFull, engDisk, engMemtable, engCache, engCacheHits  metric
 	engCacheMisses, engCompactions, engCompacting, engFlushes             metric
 	engL0Files, engL0Sublevels, engLevelTables, engLevelBytes, engReadAmp metric
-	engWAL, engWALSyncs, engStalls, engStallTime                          metric
+	engWAL, engWALSyncs, engStalls, engStallTime, engIters                metric
 }
 
 // NewCollector returns a collector reading src at every scrape.
@@ -223,6 +223,7 @@ func NewCollector(src Source) *Collector {
 		engWALSyncs:    newMetric("cairn_engine_wal_syncs_total", "Fsyncs of the write-ahead log.", c),
 		engStalls:      newMetric("cairn_engine_write_stalls_total", "Times the engine stopped writes for compactions to catch up.", c),
 		engStallTime:   newMetric("cairn_engine_write_stall_seconds_total", "Time writes were stopped, in seconds.", c),
+		engIters:       newMetric("cairn_engine_open_iterators", "Iterators open now (reads in progress).", g),
 	}}
 }
 
@@ -238,7 +239,7 @@ func (d *descs) all() []metric {
 		d.engFailed, d.engDiskFull, d.engDisk, d.engMemtable, d.engCache, d.engCacheHits,
 		d.engCacheMisses, d.engCompactions, d.engCompacting, d.engFlushes,
 		d.engL0Files, d.engL0Sublevels, d.engLevelTables, d.engLevelBytes, d.engReadAmp,
-		d.engWAL, d.engWALSyncs, d.engStalls, d.engStallTime,
+		d.engWAL, d.engWALSyncs, d.engStalls, d.engStallTime, d.engIters,
 	}
 }
 
@@ -337,6 +338,7 @@ func (c *Collector) collectEngine(e *engine.Metrics, emit func(metric, float64, 
 	emit(d.engWALSyncs, float64(e.WALSyncs))
 	emit(d.engStalls, float64(e.WriteStalls))
 	emit(d.engStallTime, e.WriteStallTime.Seconds())
+	emit(d.engIters, float64(e.OpenIterators))
 }
 
 func b2f(b bool) float64 {

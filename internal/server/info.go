@@ -484,6 +484,7 @@ func (s *Server) infoEngine(f *infoLines) {
 	f.uint("engine_wal_syncs", m.WALSyncs)
 	f.uint("engine_write_stalls", m.WriteStalls)
 	f.add("engine_write_stall_seconds", fmt.Sprintf("%.3f", m.WriteStallTime.Seconds()))
+	f.int("engine_open_iterators", m.OpenIterators)
 	for i, l := range m.Levels {
 		f.add("engine_level"+strconv.Itoa(i), fmt.Sprintf("tables=%d,bytes=%d,sublevels=%d", l.Tables, l.Bytes, l.Sublevels))
 	}
