@@ -25,6 +25,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/store"
 )
 
 // infoSections are INFO's sections in Redis's order, with the title of
@@ -162,9 +163,9 @@ func (s *Server) infoSection(sec string) [][2]string {
 			s.log.Error("info keyspace", "err", err)
 		}
 		for db := range s.st.Databases() {
-			var e struct{ Keys, AvgTTL int64 }
+			var e store.ExpiryStats
 			if db < len(exp) {
-				e.Keys, e.AvgTTL = exp[db].Keys, exp[db].AvgTTL
+				e = exp[db]
 			}
 			n := s.st.DBSize(db)
 			if n == 0 && e.Keys == 0 {
