@@ -260,8 +260,7 @@ func (s *Server) infoClients(f *infoLines) {
 // default) and inside it without cgo; the Engine section shows them apart.
 // used_memory_rss is the resident memory of the whole process.
 func (s *Server) infoMemory(f *infoLines) {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
+	m := readHeap()
 	used := m.HeapAlloc
 	peak := s.inst.notePeak(used)
 	rss := rss()
@@ -321,7 +320,7 @@ func (s *Server) infoMemory(f *infoLines) {
 	f.int("lazyfreed_objects", 0)
 	// Not Redis fields.
 	f.uint("go_heap_sys", m.HeapSys)
-	f.uint("go_gc_count", uint64(m.NumGC))
+	f.uint("go_gc_count", m.NumGC)
 	filters, filterBytes := s.st.MemberFilterUsage()
 	f.int("member_filters", int64(filters))
 	f.int("member_filter_bytes", filterBytes)
@@ -621,6 +620,38 @@ type instState struct {
 	startup      uint64
 	start, stop  sync.Once
 	done         chan struct{}
+}
+
+// heapStats are the runtime.MemStats figures INFO memory reports.
+type heapStats struct {
+	HeapAlloc, HeapInuse, HeapSys, HeapReleased, NumGC uint64
+}
+
+// readHeap reads the Go heap's figures from runtime/metrics, which, unlike
+// runtime.ReadMemStats, does not stop the world: INFO is scraped often.
+func readHeap() heapStats {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"},
+	}
+	metrics.Read(s)
+	v := make([]uint64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	objects, unused, free, released := v[0], v[1], v[2], v[3]
+	return heapStats{
+		HeapAlloc:    objects,
+		HeapInuse:    objects + unused,
+		HeapSys:      objects + unused + free + released,
+		HeapReleased: released,
+		NumGC:        v[4],
+	}
 }
 
 // heapObjects reads the Go heap in use without stopping the world.
