@@ -52,16 +52,13 @@ import (
 )
 
 func main() {
-	// Before anything else: this may replace the process with a fresh
-	// image of itself (see procs.ExecWithQuietMonitor).
-	monitorErr := procs.ExecWithQuietMonitor()
-	if err := run(os.Args[1:], monitorErr); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, monitorErr error) error {
+func run(args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "import":
@@ -101,6 +98,13 @@ func run(args []string, monitorErr error) error {
 	if err := cfg.ApplyArgs(args); err != nil {
 		return err
 	}
+	// With quiet-monitor, before any file or listener is opened: this
+	// replaces the process with a fresh image of itself, which reads the
+	// same settings again (see procs.ExecWithQuietMonitor).
+	var monitorErr error
+	if cfg.QuietMonitor() {
+		monitorErr = procs.ExecWithQuietMonitor()
+	}
 
 	var level slog.LevelVar
 	level.Set(slogLevel(cfg.LogLevel()))
@@ -139,6 +143,14 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 
+	// From here a SIGTERM or SIGINT waits in sigs: one that arrives while
+	// the engine opens (replaying its log can take a while) is acted on as
+	// soon as the server is up, with the same clean shutdown and exit
+	// status 0 as later.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
 	eng, st, err := openStorage(cfg, log)
 	if err != nil {
 		return lockedError(cfg.Dir(), err)
@@ -152,7 +164,7 @@ func run(args []string, monitorErr error) error {
 
 	if addr := cfg.PprofAddr(); addr != "" {
 		if err := servePprof(addr, log); err != nil {
-			return err
+			return errors.Join(err, closeStorage(log, st, eng))
 		}
 	}
 	srv, err := server.Build(server.Options{Config: cfg, Store: st, Logger: log, ConfigFile: configFile})
@@ -166,9 +178,11 @@ func run(args []string, monitorErr error) error {
 	if err != nil {
 		return errors.Join(err, closeStorage(log, st, eng))
 	}
+	var metricsSrv *http.Server
 	if addr := cfg.MetricsAddr(); addr != "" {
-		if err := serveMetrics(addr, srv, log); err != nil {
-			return err
+		if metricsSrv, err = serveMetrics(addr, srv, log); err != nil {
+			_ = srv.Shutdown(context.Background())
+			return errors.Join(err, closeStorage(log, st, eng))
 		}
 	}
 	// GOMAXPROCS in the environment fixes the count, unless procs is set.
@@ -205,8 +219,6 @@ func run(args []string, monitorErr error) error {
 		}
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	var failed error
 	select {
 	case sig := <-sigs:
@@ -218,16 +230,13 @@ func run(args []string, monitorErr error) error {
 			failed = err
 		}
 	}
-	// A second signal while shutting down is left to the default action.
+	// A second signal while shutting down is left to the default action:
+	// it ends a shutdown that waits too long for the operator's taste.
 	signal.Stop(sigs)
 	if err := sdNotify(notifySocket, "STOPPING=1\n"); err != nil {
 		log.Warn("telling systemd Cairn is stopping failed", "err", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		log.Error("shutdown", "err", err)
-	}
+	stopServing(srv, metricsSrv, log)
 	if err := closeStorage(log, st, eng); err != nil {
 		return errors.Join(failed, err)
 	}
@@ -236,6 +245,36 @@ func run(args []string, monitorErr error) error {
 	}
 	log.Info("cairn is now ready to exit, bye bye")
 	return nil
+}
+
+// shutdownReport is how often a shutdown that waits for commands still
+// running says which they are.
+const shutdownReport = 10 * time.Second
+
+// stopServing closes the connections and waits for every command in flight,
+// however long, as Redis finishes the command it is running before it
+// shuts down: the engine must not close under a running command (Pebble
+// would refuse: "leaked iterators"). Commands that stream a long reply
+// stop once their connection is closed; anything else still running is
+// logged every shutdownReport. The metrics endpoint, which reads the store
+// too, is closed first.
+func stopServing(srv *server.Server, metricsSrv *http.Server, log *slog.Logger) {
+	if metricsSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownReport)
+		if err := metricsSrv.Shutdown(ctx); err != nil {
+			log.Warn("closing the metrics endpoint", "err", err)
+		}
+		cancel()
+	}
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownReport)
+		err := srv.Shutdown(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		log.Warn("shutdown is waiting for commands still running", "clients", srv.Running())
+	}
 }
 
 // openStorage opens the data directory's engine and the store on it.
@@ -342,15 +381,15 @@ func servePprof(addr string, log *slog.Logger) error {
 // serveMetrics serves the server's Prometheus metrics on addr, at
 // /metrics. Like pprof, the endpoint has no authentication: it belongs on
 // loopback.
-func serveMetrics(addr string, srv *server.Server, log *slog.Logger) error {
+func serveMetrics(addr string, srv *server.Server, log *slog.Logger) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("metrics-addr: %w", err)
+		return nil, fmt.Errorf("metrics-addr: %w", err)
 	}
 	log.Info("serving metrics", "addr", ln.Addr().String())
 	hs := &http.Server{Handler: metrics.Mux(srv), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	return nil
+	return hs, nil
 }
 
 // pprofMux routes the profiles. The command line page is refused: it would

@@ -57,6 +57,7 @@ type Config struct {
 	zsetMaxEntries, zsetMaxValue             atomic.Int64
 	streamNodeMaxBytes, streamNodeMaxEntries atomic.Int64
 	latencyTracking                          atomic.Int64 // 1 for yes
+	quietMonitor                             atomic.Int64 // 1 for yes
 	latencyMonitorThreshold                  atomic.Int64 // milliseconds
 	slowlogSlowerThan, slowlogMaxLen         atomic.Int64 // microseconds, entries
 	appendFsync, logLevel, appendOnly        atomic.Int64 // enum indexes
@@ -501,6 +502,10 @@ func (c *Config) SlowlogMaxLen() int64 { return c.slowlogMaxLen.Load() }
 // LatencyMonitorThreshold is the duration in milliseconds from which the
 // latency monitor records an event, 0 when it is off.
 func (c *Config) LatencyMonitorThreshold() int64 { return c.latencyMonitorThreshold.Load() }
+
+// QuietMonitor reports whether the process should start again with the Go
+// runtime's monitor kept from sleeping deeply (procs.ExecWithQuietMonitor).
+func (c *Config) QuietMonitor() bool { return c.quietMonitor.Load() != 0 }
 
 // LatencyTracking reports whether commands' latencies are being recorded.
 func (c *Config) LatencyTracking() bool { return c.latencyTracking.Load() != 0 }

@@ -63,6 +63,7 @@ func TestGet(t *testing.T) {
 		{"procs", "0"},
 		{"protected-mode", "yes"},
 		{"proto-max-bulk-len", "536870912"},
+		{"quiet-monitor", "no"},
 		{"replica-read-only", "yes"},
 		{"slave-read-only", "yes"},
 		{"replicaof", ""},

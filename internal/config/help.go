@@ -91,6 +91,7 @@ var meanings = map[string]string{
 	"masteruser":                        "the user a replica authenticates as to its master (with masterauth)",
 	"replica-read-only":                 "a replica refuses writes from its clients (READONLY); alias slave-read-only",
 	"replicaof":                         "host port: start as a replica of that Redis master (REPLICAOF); alias slaveof",
+	"quiet-monitor":                     "start again (exec) with GODEBUG=schedtrace set, which keeps Go's monitor thread from deep sleeps: less CPU per unpipelined command on few cores",
 	"protected-mode":                    "with no password, refuse clients that are not on loopback",
 	"proto-max-bulk-len":                "the largest bulk string a request may carry",
 	"requirepass":                       "the default user's password",

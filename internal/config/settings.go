@@ -375,6 +375,14 @@ var applied = []*setting{
 		num: func(c *Config) *atomic.Int64 { return &c.protoMaxBulkLen },
 	},
 	{
+		// Not a Redis setting: start the process again (exec) with the Go
+		// runtime's monitor kept from sleeping deeply (see package procs).
+		// Off by default: a daemon that re-executes itself surprises
+		// debuggers and supervisors.
+		name: "quiet-monitor", kind: kindBool,
+		num: func(c *Config) *atomic.Int64 { return &c.quietMonitor },
+	},
+	{
 		// A replica refuses writes from its clients (READONLY).
 		name: "replica-read-only", alias: "slave-read-only", kind: kindBool, mutable: true,
 		def: value{n: 1},

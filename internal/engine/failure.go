@@ -498,10 +498,13 @@ func eventListener(h *health, jobs *atomic.Int64) *pebble.EventListener {
 // frozenView reads a failed engine's database directly: with commits
 // refused its state no longer changes, so it is as good as a snapshot, and it
 // needs no lock a failure may have left held.
-type frozenView struct{ db *pebble.DB }
+type frozenView struct {
+	db    *pebble.DB
+	iters *atomic.Int64
+}
 
 func (v frozenView) Get(key, dst []byte) ([]byte, error)     { return get(v.db, key, dst) }
-func (v frozenView) NewIter(lo, hi []byte) (Iterator, error) { return newIter(v.db, lo, hi) }
+func (v frozenView) NewIter(lo, hi []byte) (Iterator, error) { return newIter(v.db, v.iters, lo, hi) }
 func (v frozenView) Close() error                            { return nil }
 
 // Fix implements Snapshot. A failed engine's state changes no more, but

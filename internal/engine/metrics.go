@@ -43,6 +43,10 @@ type Metrics struct {
 	// catch up; WriteStallTime is the time they lasted in total.
 	WriteStalls    uint64
 	WriteStallTime time.Duration
+	// OpenIterators is how many iterators (views included) are open now:
+	// reads in progress. One that never falls back to zero between
+	// commands is a leak.
+	OpenIterators int64
 }
 
 // LevelMetrics is one LSM level's shape.
@@ -77,6 +81,7 @@ func (p *Pebble) Metrics() Metrics {
 		out.Levels[i] = LevelMetrics{Tables: l.TablesCount, Bytes: l.TablesSize, Sublevels: l.Sublevels}
 	}
 	out.WriteStalls, out.WriteStallTime = p.h.stalls.read()
+	out.OpenIterators = p.iters.Load()
 	return out
 }
 

@@ -39,6 +39,9 @@ type Pebble struct {
 	closed atomic.Bool
 	// jobs counts the compactions running now.
 	jobs *atomic.Int64
+	// iters counts the iterators open now: Close waits for them, since
+	// Pebble refuses to close under one ("leaked iterators").
+	iters *atomic.Int64
 	// stop ends the background goroutines at Close; opened is closed once
 	// the writable Open has returned.
 	stop   chan struct{}
@@ -104,7 +107,7 @@ func OpenPebble(dir string, o PebbleOptions) (*Pebble, error) {
 	// checks; the WAL watch goes on top of whatever file system is used.
 	opts.EnsureDefaults()
 	opts.FS = watchFS{FS: opts.FS, h: h}
-	p := &Pebble{h: h, jobs: jobs, stop: make(chan struct{}), opened: make(chan struct{}), fs: opts.FS, dir: dir}
+	p := &Pebble{h: h, jobs: jobs, iters: new(atomic.Int64), stop: make(chan struct{}), opened: make(chan struct{}), fs: opts.FS, dir: dir}
 	type result struct {
 		db  *pebble.DB
 		err error
@@ -223,18 +226,29 @@ func (p *Pebble) NewIter(lower, upper []byte) (Iterator, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
-	return newIter(p.db(), lower, upper)
+	return newIter(p.db(), p.iters, lower, upper)
 }
 
-func newIter(r pebble.Reader, lower, upper []byte) (Iterator, error) {
+// newIter opens an iterator on r and counts it in open until it is closed.
+func newIter(r pebble.Reader, open *atomic.Int64, lower, upper []byte) (Iterator, error) {
 	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("engine iterator: %w", err)
 	}
-	return pebbleIter{it}, nil
+	open.Add(1)
+	return pebbleIter{it, open}, nil
 }
 
-type pebbleIter struct{ *pebble.Iterator }
+type pebbleIter struct {
+	*pebble.Iterator
+	open *atomic.Int64
+}
+
+// Close implements Iterator.
+func (i pebbleIter) Close() error {
+	i.open.Add(-1)
+	return i.Iterator.Close()
+}
 
 func (i pebbleIter) Key() []byte   { return i.Iterator.Key() }
 func (i pebbleIter) Value() []byte { return i.Iterator.Value() }
@@ -261,9 +275,9 @@ func (b *pebbleBatch) Get(key, dst []byte) ([]byte, error) {
 // NewSnapshot implements Engine.
 func (p *Pebble) NewSnapshot() Snapshot {
 	if p.h.failed() {
-		return frozenView{p.db()}
+		return frozenView{p.db(), p.iters}
 	}
-	return pebbleSnapshot{p.db().NewSnapshot()}
+	return pebbleSnapshot{p.db().NewSnapshot(), p.iters}
 }
 
 // SyncWAL implements Engine.
@@ -315,6 +329,11 @@ func (p *Pebble) Close() error {
 		// The writable Open still waits for space: it cannot be closed.
 		return fmt.Errorf("engine close: %w", ErrNoSpace)
 	}
+	if n := p.waitIters(iterWait); n > 0 {
+		// Closing would fail with Pebble's "leaked iterators" anyway; the
+		// count says more, and the log still gets synced below.
+		p.h.log.Error("closing the storage engine with iterators still open", "iterators", n, "waited", iterWait)
+	}
 	if !p.h.failed() && !p.h.space.full.Load() {
 		err := guarded(p.h, p.db().Close)
 		if err == nil {
@@ -339,6 +358,27 @@ func (p *Pebble) Close() error {
 		return fmt.Errorf("engine close: gave up waiting for pebble: %w", p.Failed())
 	}
 }
+
+// iterWait bounds how long Close waits for iterators still open: reads
+// that began before the close and are finishing (a metrics scrape, the end
+// of a command whose connection was just closed).
+const iterWait = 5 * time.Second
+
+// waitIters waits until no iterator is open, or at most d; it returns how
+// many are still open.
+func (p *Pebble) waitIters(d time.Duration) int64 {
+	deadline := time.Now().Add(d)
+	for {
+		n := p.iters.Load()
+		if n <= 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// OpenIterators reports how many iterators (views included) are open now.
+func (p *Pebble) OpenIterators() int64 { return p.iters.Load() }
 
 // Stats implements Engine. A failed engine reports only that: Pebble's
 // metrics need a lock a failure may have left held.
@@ -372,9 +412,11 @@ type pebbleBatch struct {
 	p *Pebble
 }
 
-func (b *pebbleBatch) NewIter(lo, hi []byte) (Iterator, error) { return newIter(b.b, lo, hi) }
-func (b *pebbleBatch) Set(k, v []byte) error                   { return wrap("set", b.b.Set(k, v, nil)) }
-func (b *pebbleBatch) Delete(k []byte) error                   { return wrap("delete", b.b.Delete(k, nil)) }
+func (b *pebbleBatch) NewIter(lo, hi []byte) (Iterator, error) {
+	return newIter(b.b, b.p.iters, lo, hi)
+}
+func (b *pebbleBatch) Set(k, v []byte) error { return wrap("set", b.b.Set(k, v, nil)) }
+func (b *pebbleBatch) Delete(k []byte) error { return wrap("delete", b.b.Delete(k, nil)) }
 func (b *pebbleBatch) DeleteRange(s, e []byte) error {
 	return wrap("delete range", b.b.DeleteRange(s, e, nil))
 }
@@ -438,11 +480,16 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	return wrap("commit", b.p.h.guardWrite(func() error { return b.b.Commit(opt) }))
 }
 
-type pebbleSnapshot struct{ s *pebble.Snapshot }
+type pebbleSnapshot struct {
+	s     *pebble.Snapshot
+	iters *atomic.Int64
+}
 
-func (s pebbleSnapshot) Get(key, dst []byte) ([]byte, error)     { return get(s.s, key, dst) }
-func (s pebbleSnapshot) NewIter(lo, hi []byte) (Iterator, error) { return newIter(s.s, lo, hi) }
-func (s pebbleSnapshot) Close() error                            { return wrap("close snapshot", s.s.Close()) }
+func (s pebbleSnapshot) Get(key, dst []byte) ([]byte, error) { return get(s.s, key, dst) }
+func (s pebbleSnapshot) NewIter(lo, hi []byte) (Iterator, error) {
+	return newIter(s.s, s.iters, lo, hi)
+}
+func (s pebbleSnapshot) Close() error { return wrap("close snapshot", s.s.Close()) }
 
 // Fix implements Snapshot: a Pebble snapshot was fixed when taken.
 func (s pebbleSnapshot) Fix() (bool, error) { return false, nil }

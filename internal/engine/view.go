@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -26,8 +27,9 @@ import (
 // that last one command.
 type pebbleView struct {
 	db *pebble.DB
-	// it is nil until the first read.
-	it *pebble.Iterator
+	// it is nil until the first read; iters counts it while it is open.
+	it    *pebble.Iterator
+	iters *atomic.Int64
 }
 
 var viewPool = sync.Pool{New: func() any { return new(pebbleView) }}
@@ -35,10 +37,10 @@ var viewPool = sync.Pool{New: func() any { return new(pebbleView) }}
 // NewView implements Engine.
 func (p *Pebble) NewView() Snapshot {
 	if p.h.failed() {
-		return frozenView{p.db()}
+		return frozenView{p.db(), p.iters}
 	}
 	v := viewPool.Get().(*pebbleView)
-	v.db = p.db()
+	v.db, v.iters = p.db(), p.iters
 	return v
 }
 
@@ -49,6 +51,7 @@ func (v *pebbleView) base() (*pebble.Iterator, error) {
 			return nil, fmt.Errorf("engine view: %w", err)
 		}
 		v.it = it
+		v.iters.Add(1)
 	}
 	return v.it, nil
 }
@@ -100,7 +103,8 @@ func (v *pebbleView) NewIter(lower, upper []byte) (Iterator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine iterator: %w", err)
 	}
-	return pebbleIter{c}, nil
+	v.iters.Add(1)
+	return pebbleIter{c, v.iters}, nil
 }
 
 // Close implements Snapshot. Iterators the view made stay usable until
@@ -109,6 +113,7 @@ func (v *pebbleView) Close() error {
 	var err error
 	if v.it != nil {
 		err = v.it.Close()
+		v.iters.Add(-1)
 	}
 	*v = pebbleView{}
 	viewPool.Put(v)

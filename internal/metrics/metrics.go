@@ -61,6 +61,17 @@ type Snapshot struct {
 	// WRONGTYPE, ...), INFO's errorstats.
 	Errors map[string]int64
 
+	// NetInputBytes and NetOutputBytes count the bytes read from and
+	// written to clients; InstOps, InstInputKbps and InstOutputKbps are
+	// INFO's instantaneous figures (averages over the last 1.6 s).
+	NetInputBytes, NetOutputBytes int64
+	InstOps                       float64
+	InstInputKbps, InstOutputKbps float64
+	// MemoryUsed is INFO's used_memory (the Go heap in use), MemoryPeak
+	// its peak, MemoryRSS the process's resident memory, MemoryMax the
+	// maxmemory setting (0: none).
+	MemoryUsed, MemoryPeak, MemoryRSS, MemoryMax uint64
+
 	// Commands holds the commands called or rejected at least once.
 	Commands []CommandStats
 	// DBs holds the databases that have keys.
@@ -91,6 +102,8 @@ type DBStats struct {
 	DB       int
 	Keys     int64
 	Expiring int64
+	// AvgTTL is the mean time left of the keys with a deadline ahead.
+	AvgTTL time.Duration
 }
 
 // NewRegistry returns a registry holding src's collector and Go's runtime
@@ -139,10 +152,12 @@ type descs struct {
 	channels, patterns, errorReplies, authFailures, errs                  metric
 	cmdCalls, cmdTime, cmdRejected, cmdFailed, dbKeys, dbExpiring         metric
 	commits, commitErrors, lastDurable                                    metric
+	netIn, netOut, instOps, instIn, instOut, evicted, dbAvgTTL            metric
+	memUsed, memPeak, memRSS, memMax, slaves, replOffset                  metric
 	engFailed, engDiskFull, engDisk, engMemtable, engCache, engCacheHits  metric
 	engCacheMisses, engCompactions, engCompacting, engFlushes             metric
 	engL0Files, engL0Sublevels, engLevelTables, engLevelBytes, engReadAmp metric
-	engWAL, engWALSyncs, engStalls, engStallTime                          metric
+	engWAL, engWALSyncs, engStalls, engStallTime, engIters                metric
 }
 
 // NewCollector returns a collector reading src at every scrape.
@@ -172,6 +187,19 @@ func NewCollector(src Source) *Collector {
 		cmdFailed:     newMetric("redis_commands_failed_calls_total", "Calls that ran and replied with an error, per command.", c, "cmd"),
 		dbKeys:        newMetric("redis_db_keys", "Keys per database.", g, "db"),
 		dbExpiring:    newMetric("redis_db_keys_expiring", "Keys with a time to live per database.", g, "db"),
+		netIn:         newMetric("redis_net_input_bytes_total", "Bytes read from clients.", c),
+		netOut:        newMetric("redis_net_output_bytes_total", "Bytes written to clients.", c),
+		instOps:       newMetric("redis_instantaneous_ops_per_sec", "Commands per second over the last 1.6 seconds.", g),
+		instIn:        newMetric("redis_instantaneous_input_kbps", "KiB per second read from clients over the last 1.6 seconds.", g),
+		instOut:       newMetric("redis_instantaneous_output_kbps", "KiB per second written to clients over the last 1.6 seconds.", g),
+		evicted:       newMetric("redis_evicted_keys_total", "Keys evicted for maxmemory (always 0: Cairn keeps its data on disk and never evicts).", c),
+		dbAvgTTL:      newMetric("redis_db_avg_ttl_seconds", "Mean time left of the keys with a time to live, per database.", g, "db"),
+		memUsed:       newMetric("redis_memory_used_bytes", "INFO's used_memory: the Go heap in use (Pebble's cache and memtables are outside it in a cgo build).", g),
+		memPeak:       newMetric("redis_memory_used_peak_bytes", "The highest used_memory seen since start or CONFIG RESETSTAT.", g),
+		memRSS:        newMetric("redis_memory_used_rss_bytes", "Resident memory of the process.", g),
+		memMax:        newMetric("redis_memory_max_bytes", "The maxmemory setting (0: none).", g),
+		slaves:        newMetric("redis_connected_slaves", "Replicas connected (always 0: no replication yet).", g),
+		replOffset:    newMetric("redis_master_repl_offset", "Replication offset (always 0: no replication yet).", g),
 		commits:       newMetric("cairn_commits_total", "Commits of the store to the engine.", c),
 		commitErrors:  newMetric("cairn_commit_errors_total", "Commits that failed.", c),
 		lastDurable:   newMetric("cairn_last_durable_timestamp_seconds", "When writes were last made durable (Unix time).", g),
@@ -195,6 +223,7 @@ func NewCollector(src Source) *Collector {
 		engWALSyncs:    newMetric("cairn_engine_wal_syncs_total", "Fsyncs of the write-ahead log.", c),
 		engStalls:      newMetric("cairn_engine_write_stalls_total", "Times the engine stopped writes for compactions to catch up.", c),
 		engStallTime:   newMetric("cairn_engine_write_stall_seconds_total", "Time writes were stopped, in seconds.", c),
+		engIters:       newMetric("cairn_engine_open_iterators", "Iterators open now (reads in progress).", g),
 	}}
 }
 
@@ -205,10 +234,12 @@ func (d *descs) all() []metric {
 		d.channels, d.patterns, d.errorReplies, d.authFailures, d.errs,
 		d.cmdCalls, d.cmdTime, d.cmdRejected, d.cmdFailed, d.dbKeys, d.dbExpiring,
 		d.commits, d.commitErrors, d.lastDurable,
+		d.netIn, d.netOut, d.instOps, d.instIn, d.instOut, d.evicted, d.dbAvgTTL,
+		d.memUsed, d.memPeak, d.memRSS, d.memMax, d.slaves, d.replOffset,
 		d.engFailed, d.engDiskFull, d.engDisk, d.engMemtable, d.engCache, d.engCacheHits,
 		d.engCacheMisses, d.engCompactions, d.engCompacting, d.engFlushes,
 		d.engL0Files, d.engL0Sublevels, d.engLevelTables, d.engLevelBytes, d.engReadAmp,
-		d.engWAL, d.engWALSyncs, d.engStalls, d.engStallTime,
+		d.engWAL, d.engWALSyncs, d.engStalls, d.engStallTime, d.engIters,
 	}
 }
 
@@ -255,7 +286,20 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		name := "db" + strconv.Itoa(db.DB)
 		emit(d.dbKeys, float64(db.Keys), name)
 		emit(d.dbExpiring, float64(db.Expiring), name)
+		emit(d.dbAvgTTL, db.AvgTTL.Seconds(), name)
 	}
+	emit(d.netIn, float64(s.NetInputBytes))
+	emit(d.netOut, float64(s.NetOutputBytes))
+	emit(d.instOps, s.InstOps)
+	emit(d.instIn, s.InstInputKbps)
+	emit(d.instOut, s.InstOutputKbps)
+	emit(d.evicted, 0)
+	emit(d.memUsed, float64(s.MemoryUsed))
+	emit(d.memPeak, float64(s.MemoryPeak))
+	emit(d.memRSS, float64(s.MemoryRSS))
+	emit(d.memMax, float64(s.MemoryMax))
+	emit(d.slaves, 0)
+	emit(d.replOffset, 0)
 	emit(d.commits, float64(s.Commits))
 	emit(d.commitErrors, float64(s.CommitErrors))
 	emit(d.lastDurable, float64(s.LastDurable))
@@ -294,6 +338,7 @@ func (c *Collector) collectEngine(e *engine.Metrics, emit func(metric, float64, 
 	emit(d.engWALSyncs, float64(e.WALSyncs))
 	emit(d.engStalls, float64(e.WriteStalls))
 	emit(d.engStallTime, e.WriteStallTime.Seconds())
+	emit(d.engIters, float64(e.OpenIterators))
 }
 
 func b2f(b bool) float64 {

@@ -62,8 +62,9 @@ func QuietMonitorEnv(environ []string) ([]string, bool) {
 // the quiet-monitor setting, unless its environment already decides
 // schedtrace. It returns only if it did not replace the program: nil when
 // there was nothing to do, an error when the exec failed (the program can
-// carry on with the runtime's default behaviour). Call it first in main,
-// before any goroutine or file is opened.
+// carry on with the runtime's default behaviour). Call it early in main,
+// once the settings are read (it is the quiet-monitor setting, off by
+// default) and before any file or listener is opened.
 func ExecWithQuietMonitor() error {
 	env, changed := QuietMonitorEnv(os.Environ())
 	if !changed {

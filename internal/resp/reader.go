@@ -133,6 +133,10 @@ func NewReader(rd io.Reader) *Reader {
 // replies when this is zero: nothing else of the pipeline has arrived.
 func (r *Reader) Buffered() int { return r.w - r.r }
 
+// Free returns how many more bytes the input buffer takes before it must
+// be compacted or grown (CLIENT LIST's qbuf-free).
+func (r *Reader) Free() int { return max(len(r.buf)-r.w, 0) }
+
 // ReadCommand reads the next request and returns its arguments, never an
 // empty list: empty inline lines and multibulk counts of zero or less are
 // skipped, as Redis skips them. The arguments are valid until the next call.

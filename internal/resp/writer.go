@@ -34,6 +34,8 @@ type Writer struct {
 	// Discard).
 	discarding  bool
 	discardFrom int
+	// peak is the most bytes the buffer has held at a flush.
+	peak int
 }
 
 // NewWriter returns a Writer that speaks RESP2, the protocol every
@@ -57,6 +59,13 @@ func (w *Writer) Protocol() int { return w.proto }
 
 // Buffered returns how many bytes are waiting for Flush.
 func (w *Writer) Buffered() int { return len(w.buf) }
+
+// Size returns the capacity of the reply buffer (CLIENT LIST's rbs), and
+// Peak the most bytes it has held when flushed (rbp).
+func (w *Writer) Size() int { return cap(w.buf) }
+
+// Peak: see Size.
+func (w *Writer) Peak() int { return max(w.peak, len(w.buf)) }
 
 // Flush writes the buffered replies to the underlying writer and returns
 // the first error the underlying writer has returned, if any.
@@ -298,6 +307,7 @@ func (w *Writer) done() {
 }
 
 func (w *Writer) flush() {
+	w.peak = max(w.peak, len(w.buf))
 	if len(w.buf) > 0 && w.err == nil {
 		_, w.err = w.w.Write(w.buf)
 	}

@@ -105,7 +105,7 @@ func (s *Server) logDenial(c *client, user string, r acl.Reason, where acl.Conte
 	case acl.DeniedCommand:
 		s.acl.deniedCmd.Add(1)
 	}
-	s.acl.log.Add(acl.LogEntry{Reason: r, Context: where, Object: obj, Username: user, ClientInfo: c.describe()},
+	s.acl.log.Add(acl.LogEntry{Reason: r, Context: where, Object: obj, Username: user, ClientInfo: c.describe(nil)},
 		s.nowMs(), int(min(s.cfg.ACLLogMaxLen(), 1<<30)))
 }
 

@@ -41,6 +41,9 @@ type waiter struct {
 	// while it was awake: its run may have looked before the change, so it
 	// must run again before it waits.
 	changed bool
+	// timed is set when the wait has a timeout (INFO's
+	// clients_in_timeout_table).
+	timed bool
 }
 
 // blockers tracks every blocked client by key.
@@ -50,6 +53,31 @@ type blockers struct {
 	// count is the number of blocked clients, read without the lock on
 	// every commit so the common case (nobody blocked) costs one load.
 	count atomic.Int64
+}
+
+// keyCounts returns how many keys blocked clients wait on (INFO's
+// total_blocking_keys) and, of those, how many are waited on by a command
+// that is served even when the key is deleted (total_blocking_keys_on_nokey:
+// none in Cairn, whose blocking commands all wait for a value).
+func (b *blockers) keyCounts() (keys, onNoKey int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return int64(len(b.queues)), 0
+}
+
+// withTimeout counts the blocked clients whose wait has a timeout.
+func (b *blockers) withTimeout() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seen := map[*waiter]bool{}
+	for _, q := range b.queues {
+		for _, w := range q {
+			if w.timed {
+				seen[w] = true
+			}
+		}
+	}
+	return int64(len(seen))
 }
 
 // add queues a waiter, awake: the caller runs its command once more before

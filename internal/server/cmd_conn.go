@@ -1,7 +1,6 @@
 package server
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/acl"
@@ -103,7 +102,7 @@ func (x *ctx) checkPassword(user, pass []byte) bool {
 	if !ok {
 		x.srv.stats.authFailures.Add(1)
 		x.srv.acl.log.Add(acl.LogEntry{Reason: acl.DeniedAuth, Context: aclGroupContext(x), Object: string(x.args[0]),
-			Username: string(user), ClientInfo: x.cl.describe()}, x.srv.nowMs(), int(min(x.srv.cfg.ACLLogMaxLen(), 1<<30)))
+			Username: string(user), ClientInfo: x.cl.describe(nil)}, x.srv.nowMs(), int(min(x.srv.cfg.ACLLogMaxLen(), 1<<30)))
 		x.srv.log.Warn("authentication failed", "client", x.cl.id, "addr", x.cl.raddr, "user", string(user))
 		x.errorReply("WRONGPASS invalid username-password pair or user is disabled.")
 		return false
@@ -136,7 +135,7 @@ func (s *Server) unauthRepliesPiledUp(c *client) bool {
 	if c.everAuthed.Load() || !c.authRequired() || c.w.Buffered() <= unauthReplyLimit {
 		return false
 	}
-	s.log.Warn("Closing unauthenticated client whose replies reached the output limit: " + c.describe())
+	s.log.Warn("Closing unauthenticated client whose replies reached the output limit: " + c.describe(nil))
 	return true
 }
 
@@ -304,7 +303,7 @@ func cmdClientSetInfo(x *ctx) {
 }
 
 func cmdClientInfo(x *ctx) {
-	x.w.Verbatim("txt", x.cl.describe()+"\n")
+	x.w.Verbatim("txt", x.cl.describe(x)+"\n")
 }
 
 // cmdClientList takes, as Redis does, either no option, or TYPE with one
@@ -313,7 +312,7 @@ func cmdClientInfo(x *ctx) {
 func cmdClientList(x *ctx) {
 	var b strings.Builder
 	line := func(c *client) {
-		b.WriteString(c.describe())
+		b.WriteString(c.describe(x))
 		b.WriteByte('\n')
 	}
 	switch {
@@ -549,51 +548,4 @@ func cmdClientHelp(x *ctx) {
 		"NO-TOUCH (ON|OFF)",
 		"    Will not touch LRU/LFU stats when this mode is on.",
 	)
-}
-
-// describe is the client's CLIENT LIST line.
-func (c *client) describe() string {
-	c.mu.Lock()
-	name, lib, ver, last := c.name, c.libName, c.libVer, c.lastCmd
-	c.mu.Unlock()
-	if last == "" {
-		last = "NULL"
-	}
-	proto := 2
-	if c.resp3.Load() {
-		proto = 3
-	}
-	idle := (c.srv.nowMs() - c.lastCmdAt.Load()) / 1000
-	var b strings.Builder
-	field := func(k, v string) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(v)
-	}
-	field("id", strconv.FormatInt(c.id, 10))
-	field("addr", c.raddr)
-	field("laddr", c.laddr)
-	field("name", name)
-	field("age", strconv.FormatInt(int64(c.age().Seconds()), 10))
-	field("idle", strconv.FormatInt(max(idle, 0), 10))
-	flags := c.clientFlags()
-	sub, psub, ssub := c.srv.ps.hub.Counts(c)
-	field("flags", flags)
-	field("db", strconv.FormatInt(c.db.Load(), 10))
-	field("sub", strconv.Itoa(sub))
-	field("psub", strconv.Itoa(psub))
-	field("ssub", strconv.Itoa(ssub))
-	field("multi", "-1")
-	// Only the pushes waiting for the client count: its replies go out
-	// as they are made.
-	field("omem", strconv.FormatInt(c.out.size.Load(), 10))
-	field("cmd", last)
-	field("user", c.user.Load().Name())
-	field("resp", strconv.Itoa(proto))
-	field("lib-name", lib)
-	field("lib-ver", ver)
-	return b.String()
 }

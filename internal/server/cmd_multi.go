@@ -67,6 +67,8 @@ func (s *Server) queue(c *client, spec *command.Spec, args [][]byte) {
 		s.abortQueue(c, "ERR Transaction discarded: the queued commands exceed client-query-buffer-limit")
 		m.queued = nil
 		m.bytes = 0
+		c.multiCount.Store(0)
+		c.multiMem.Store(0)
 		return
 	}
 	if m.aborted {
@@ -88,6 +90,9 @@ func (s *Server) queue(c *client, spec *command.Spec, args [][]byte) {
 	}
 	m.queued = append(m.queued, queuedCommand{spec: spec, args: copied})
 	m.bytes += size
+	// CLIENT LIST's multi and multi-mem, counted as Redis counts them.
+	c.multiCount.Add(1)
+	c.multiMem.Add(int64(total) + 8*int64(len(args)))
 	c.w.SimpleString("QUEUED")
 }
 
@@ -121,6 +126,8 @@ func cmdDiscard(x *ctx) {
 func (s *Server) endMulti(c *client) {
 	c.multi = nil
 	c.inMulti.Store(false)
+	c.multiCount.Store(0)
+	c.multiMem.Store(0)
 	s.watches.unwatchAll(c)
 }
 

@@ -35,6 +35,19 @@ type saveState struct {
 	lastTime   int64 // Unix seconds of the last successful save, 0 for none
 	lastStart  time.Time
 	lastSecs   int64 // duration of the last BGSAVE, -1 for none
+	// changesAtSave is the store's change count when the last successful
+	// save took its view; saves counts the successful saves.
+	changesAtSave, saves int64
+}
+
+// saveCounts returns the keys changed since the view of the last
+// successful save was taken, and how many saves succeeded (INFO's
+// rdb_changes_since_last_save and rdb_saves).
+func (srv *Server) saveCounts() (changes, saves int64) {
+	s := &srv.saves
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return srv.st.Stats().Changes.Load() - s.changesAtSave, s.saves
 }
 
 func cmdSave(x *ctx) {
@@ -129,6 +142,7 @@ func (srv *Server) saveRDB() error {
 		srv.saveFailed()
 		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %w", filepath.Base(tmp), dir, err)
 	}
+	changes := srv.st.Stats().Changes.Load()
 	err = writeSnapshot(f, srv.st)
 	if err == nil {
 		err = f.Sync()
@@ -152,6 +166,8 @@ func (srv *Server) saveRDB() error {
 	s.mu.Lock()
 	s.failed = false
 	s.lastTime = time.Now().Unix()
+	s.changesAtSave = changes
+	s.saves++
 	s.mu.Unlock()
 	return nil
 }

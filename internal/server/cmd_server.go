@@ -1,9 +1,6 @@
 package server
 
 import (
-	"fmt"
-	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/command"
-	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/latency"
 )
 
@@ -276,6 +272,9 @@ func (s *Server) resetStats() {
 	s.stats.commands.Store(0)
 	s.stats.reads.Store(0)
 	s.stats.writes.Store(0)
+	s.stats.netIn.Store(0)
+	s.stats.netOut.Store(0)
+	s.inst.reset()
 	s.stats.rejected.Store(0)
 	s.stats.authFailures.Store(0)
 	s.acl.deniedCmd.Store(0)
@@ -285,6 +284,8 @@ func (s *Server) resetStats() {
 	st := s.st.Stats()
 	st.ExpiredKeys.Store(0)
 	st.ExpiredStale.Store(0)
+	st.ExpireCycleTime.Store(0)
+	st.ExpireTimeCapReached.Store(0)
 	st.KeyspaceHits.Store(0)
 	st.KeyspaceMisses.Store(0)
 	for _, e := range s.handlers {
@@ -408,256 +409,4 @@ func cmdCommandHelp(x *ctx) {
 		"GETKEYSANDFLAGS <full-command>",
 		"    Return the keys and the access flags from a full Redis command.",
 	)
-}
-
-// infoSections are INFO's sections in Redis's order, with the title of
-// their "# Title" line and whether INFO without arguments (or "default")
-// shows them; "all" and "everything" show every one. The order is the
-// reply's whatever order the sections were asked in.
-var infoSections = []struct {
-	name, title string
-	inDefault   bool
-}{
-	{"server", "Server", true},
-	{"clients", "Clients", true},
-	{"memory", "Memory", true},
-	{"persistence", "Persistence", true},
-	{"stats", "Stats", true},
-	{"replication", "Replication", true},
-	{"cpu", "CPU", true},
-	{"modules", "Modules", true},
-	{"commandstats", "Commandstats", false},
-	{"errorstats", "Errorstats", true},
-	{"latencystats", "Latencystats", false},
-	{"cluster", "Cluster", true},
-	{"keyspace", "Keyspace", true},
-}
-
-func cmdInfo(x *ctx) {
-	want := make([]bool, len(infoSections))
-	all, dflt := false, len(x.args) == 1
-	for _, a := range x.args[1:] {
-		// Redis lower-cases a section name with tolower, ASCII only,
-		// up to the NUL.
-		switch sec := optName(a); sec {
-		case "DEFAULT":
-			dflt = true
-		case "ALL", "EVERYTHING":
-			all = true
-		default:
-			// An unknown section adds nothing, as in Redis.
-			for i := range infoSections {
-				if strings.ToUpper(infoSections[i].name) == sec {
-					want[i] = true
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	for i, sec := range infoSections {
-		if !want[i] && !all && !(dflt && sec.inDefault) {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString("# " + sec.title + "\r\n")
-		for _, kv := range x.srv.infoSection(sec.name) {
-			b.WriteString(kv[0])
-			b.WriteByte(':')
-			b.WriteString(kv[1])
-			b.WriteString("\r\n")
-		}
-	}
-	x.w.Verbatim("txt", b.String())
-}
-
-func (s *Server) infoSection(sec string) [][2]string {
-	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
-	switch sec {
-	case "server":
-		up := time.Since(s.started)
-		exe, _ := os.Executable()
-		return [][2]string{
-			{"redis_version", RedisVersion},
-			{"cairn_version", Version},
-			{"redis_mode", "standalone"},
-			{"os", runtime.GOOS + " " + runtime.GOARCH},
-			{"arch_bits", strconv.Itoa(strconv.IntSize)},
-			{"go_version", runtime.Version()},
-			{"process_id", strconv.Itoa(os.Getpid())},
-			{"run_id", s.runID},
-			{"tcp_port", strconv.Itoa(s.cfg.Port())},
-			{"server_time_usec", itoa(time.Now().UnixMicro())},
-			{"uptime_in_seconds", itoa(int64(up.Seconds()))},
-			{"uptime_in_days", itoa(int64(up.Hours() / 24))},
-			{"hz", strconv.Itoa(s.cfg.Hz())},
-			// Not a Redis field: the processors Cairn's code runs on now
-			// (the procs setting, or the count package procs chose).
-			{"procs", strconv.Itoa(runtime.GOMAXPROCS(0))},
-			{"executable", exe},
-			{"config_file", s.configFile},
-		}
-	case "clients":
-		s.mu.Lock()
-		n := len(s.clients)
-		s.mu.Unlock()
-		return [][2]string{
-			{"connected_clients", strconv.Itoa(n)},
-			{"maxclients", strconv.Itoa(s.cfg.MaxClients())},
-			{"blocked_clients", strconv.FormatInt(s.blocked.count.Load(), 10)},
-		}
-	case "memory":
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		out := [][2]string{
-			{"used_memory", strconv.FormatUint(m.HeapAlloc, 10)},
-			{"used_memory_human", humanBytes(m.HeapAlloc)},
-			{"used_memory_rss", strconv.FormatUint(rss(), 10)},
-			{"used_memory_rss_human", humanBytes(rss())},
-			{"total_system_memory", strconv.FormatUint(systemMemory(), 10)},
-			{"go_heap_sys", strconv.FormatUint(m.HeapSys, 10)},
-			{"go_gc_count", strconv.FormatUint(uint64(m.NumGC), 10)},
-		}
-		filters, filterBytes := s.st.MemberFilterUsage()
-		out = append(out, [2]string{"member_filters", strconv.Itoa(filters)}, [2]string{"member_filter_bytes", itoa(filterBytes)})
-		for _, st := range s.st.Engine().Stats() {
-			out = append(out, [2]string{st.Name, st.Value})
-		}
-		return out
-	case "persistence":
-		lastSync := "ok"
-		if e := s.st.Stats().LastSyncError.Load(); e != nil {
-			lastSync = "err"
-		}
-		return append([][2]string{
-			{"loading", strconv.Itoa(boolToInt(s.repl.loading.Load()))},
-			{"appendfsync", s.cfg.AppendFsync()},
-			{"rdb_last_save_time", itoa(s.st.Stats().LastDurable.Load())},
-			{"aof_enabled", "1"},
-			{"aof_last_write_status", lastSync},
-			{"commits", itoa(s.st.Stats().Commits.Load())},
-			{"commit_errors", itoa(s.st.Stats().CommitErrors.Load())},
-		}, s.persistenceInfo()...)
-	case "stats":
-		st := s.st.Stats()
-		channels, patterns, shard := s.ps.hub.Stats()
-		return [][2]string{
-			{"total_connections_received", itoa(s.stats.connections.Load())},
-			{"total_commands_processed", itoa(s.stats.commands.Load())},
-			{"rejected_connections", itoa(s.stats.rejected.Load())},
-			{"expired_keys", itoa(st.ExpiredKeys.Load())},
-			{"expired_stale_index_entries", itoa(st.ExpiredStale.Load())},
-			{"keyspace_hits", itoa(st.KeyspaceHits.Load())},
-			{"keyspace_misses", itoa(st.KeyspaceMisses.Load())},
-			{"pubsub_channels", strconv.Itoa(channels)},
-			{"pubsub_patterns", strconv.Itoa(patterns)},
-			{"pubsubshard_channels", strconv.Itoa(shard)},
-			// Not a Redis field: member lookups a member filter answered.
-			{"member_lookups_filtered", itoa(st.FilteredReads.Load())},
-			{"total_error_replies", itoa(s.stats.errors.total.Load())},
-			{"total_reads_processed", itoa(s.stats.reads.Load())},
-			{"total_writes_processed", itoa(s.stats.writes.Load())},
-			// Redis 7.4's field: clients closed for their output buffer
-			// limit (client-output-buffer-limit).
-			{"client_output_buffer_limit_disconnections", itoa(s.ps.obufDisconnects.Load())},
-			{"acl_access_denied_auth", itoa(s.stats.authFailures.Load())},
-			{"acl_access_denied_cmd", itoa(s.acl.deniedCmd.Load())},
-			{"acl_access_denied_key", itoa(s.acl.deniedKey.Load())},
-			{"acl_access_denied_channel", itoa(s.acl.deniedChannel.Load())},
-		}
-	case "replication":
-		return s.replicationInfo()
-	case "cpu":
-		u, sys := cpuTimes()
-		return [][2]string{
-			{"used_cpu_sys", fmt.Sprintf("%.6f", sys)},
-			{"used_cpu_user", fmt.Sprintf("%.6f", u)},
-		}
-	case "modules":
-		return nil
-	case "cluster":
-		return [][2]string{{"cluster_enabled", "0"}}
-	case "errorstats":
-		s.stats.errors.mu.Lock()
-		codes := make([]string, 0, len(s.stats.errors.byCode))
-		for code := range s.stats.errors.byCode {
-			codes = append(codes, code)
-		}
-		slices.Sort(codes)
-		out := make([][2]string, 0, len(codes))
-		for _, code := range codes {
-			out = append(out, [2]string{"errorstat_" + code, "count=" + itoa(s.stats.errors.byCode[code])})
-		}
-		s.stats.errors.mu.Unlock()
-		return out
-	case "commandstats":
-		var out [][2]string
-		names := make([]string, 0, len(s.handlers))
-		byName := map[string]*cmdEntry{}
-		for spec, e := range s.handlers {
-			if e.stats.calls.Load() == 0 && e.stats.rejected.Load() == 0 {
-				continue
-			}
-			names = append(names, spec.Name)
-			byName[spec.Name] = e
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			e := byName[n]
-			calls, nanos := e.stats.calls.Load(), e.stats.nanos.Load()
-			usec := nanos / 1000
-			per := 0.0
-			if calls > 0 {
-				per = float64(nanos) / 1000 / float64(calls)
-			}
-			out = append(out, [2]string{"cmdstat_" + n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
-				calls, usec, per, e.stats.rejected.Load(), e.stats.failed.Load())})
-		}
-		return out
-	case "latencystats":
-		if !s.cfg.LatencyTracking() {
-			return nil
-		}
-		ps := s.cfg.LatencyPercentiles()
-		var out [][2]string
-		for _, h := range s.histograms() {
-			var b strings.Builder
-			for i, d := range h.hist.Percentiles(ps) {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				fmt.Fprintf(&b, "p%s=%.3f", config.FormatPercentile(ps[i]), float64(d)/1000)
-			}
-			out = append(out, [2]string{"latency_percentiles_usec_" + h.name, b.String()})
-		}
-		return out
-	case "keyspace":
-		var out [][2]string
-		for db := range s.st.Databases() {
-			n := s.st.DBSize(db)
-			if n == 0 {
-				continue
-			}
-			exp, err := s.st.KeysWithExpiry(db)
-			if err != nil {
-				s.log.Error("info keyspace", "err", err)
-			}
-			out = append(out, [2]string{"db" + strconv.Itoa(db), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", n, exp)})
-		}
-		return out
-	}
-	return nil
-}
-
-func humanBytes(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2fG", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2fM", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.2fK", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%dB", n)
 }

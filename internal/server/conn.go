@@ -27,6 +27,8 @@ type client struct {
 	created time.Time
 	laddr   string
 	raddr   string
+	// fd is the socket's descriptor, for CLIENT LIST (-1 if unknown).
+	fd int
 
 	db        atomic.Int64
 	lastCmdAt atomic.Int64 // unix ms of the last input or command (CLIENT LIST idle)
@@ -38,6 +40,14 @@ type client struct {
 	// everAuthed is set once the client authenticated with a password.
 	everAuthed atomic.Bool
 	resp3      atomic.Bool
+
+	// What CLIENT LIST shows of another client's buffers, stored by the
+	// client's own goroutine each time it waits for input: unparsed input
+	// (qbuf), room left in the input buffer (qbuf-free), the reply
+	// buffer's size and peak (rbs, rbp). multiCount and multiMem are the
+	// queued MULTI commands and their arguments' bytes (multi, multi-mem).
+	qbuf, qbufFree, rbs, rbp atomic.Int64
+	multiCount, multiMem     atomic.Int64
 
 	mu      sync.Mutex
 	name    string
@@ -138,6 +148,7 @@ func newClient(s *Server, nc net.Conn) *client {
 		unblock: make(chan bool, 1),
 		laddr:   nc.LocalAddr().String(),
 		raddr:   nc.RemoteAddr().String(),
+		fd:      socketFD(nc),
 	}
 	if sc, ok := nc.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
@@ -316,12 +327,18 @@ func (f flushingReader) Read(p []byte) (int, error) {
 		}
 		t = now
 	}
+	// Mostly unchanged from one read to the next: a load spares the store.
+	storeChanged(&c.qbuf, c.r.Buffered())
+	storeChanged(&c.qbufFree, c.r.Free())
+	storeChanged(&c.rbs, c.w.Size())
+	storeChanged(&c.rbp, c.w.Peak())
 	// Pushes may go out while the client is waiting for input.
 	c.outMu.Unlock()
 	n, err := c.nc.Read(p)
 	c.outMu.Lock()
 	if n > 0 {
 		c.srv.stats.reads.Add(1)
+		c.srv.stats.netIn.Add(int64(n))
 		// Any input is an interaction: a client sending a long request
 		// slowly, or failing to authenticate, is not idle.
 		c.lastCmdAt.Store(time.Now().UnixMilli())
@@ -368,5 +385,14 @@ func (s syncingWriter) Write(p []byte) (int, error) {
 		c.needSync = false
 	}
 	c.srv.stats.writes.Add(1)
-	return c.nc.Write(p)
+	n, err := c.nc.Write(p)
+	c.srv.stats.netOut.Add(int64(n))
+	return n, err
+}
+
+// storeChanged stores v in a unless a holds it already.
+func storeChanged(a *atomic.Int64, v int) {
+	if a.Load() != int64(v) {
+		a.Store(int64(v))
+	}
 }

@@ -704,7 +704,12 @@ func TestInfoSectionSelection(t *testing.T) {
 		{[]string{"default"}, dflt},
 		{[]string{"DEFAULT"}, dflt},
 		{[]string{"all"}, all},
-		{[]string{"everything"}, all},
+		// Cairn's engine section is shown as a Redis module's would be:
+		// by name or with everything.
+		{[]string{"everything"}, append(slices.Clone(all), "Engine")},
+		{[]string{"all", "engine"}, append(slices.Clone(all), "Engine")},
+		{[]string{"engine"}, []string{"Engine"}},
+		{[]string{"module_list"}, []string{"Modules"}},
 		{[]string{"default", "commandstats", "latencystats"}, all},
 		{[]string{"latencystats"}, []string{"Latencystats"}},
 		{[]string{"server"}, []string{"Server"}},

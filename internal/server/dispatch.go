@@ -493,7 +493,7 @@ func (s *Server) endPipeline(c *client) {
 // error, how long the command ran (its runs and the timeout reply, not the
 // wait), and whether the client went away before a reply.
 func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [][]byte, req *blockRequest) (failed bool, ran time.Duration, gone bool) {
-	wt := &waiter{cl: c, wake: make(chan struct{}, 1)}
+	wt := &waiter{cl: c, wake: make(chan struct{}, 1), timed: !req.deadline.IsZero()}
 	db := int(c.db.Load())
 	for _, k := range req.keys {
 		wt.keys = append(wt.keys, blockKey{db: db, key: string(k)})

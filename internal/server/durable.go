@@ -219,6 +219,7 @@ func (c *client) writeNow(buf []byte) (int, error) {
 	if n == len(buf) {
 		c.srv.stats.writes.Add(1)
 	}
+	c.srv.stats.netOut.Add(int64(n))
 	return n, err
 }
 
@@ -241,7 +242,9 @@ func (c *client) drainStalled() {
 		replies := c.stallReplies
 		c.stallReplies = 0
 		c.stallMu.Unlock()
-		if _, err := c.nc.Write(buf); err != nil {
+		n, err := c.nc.Write(buf)
+		c.srv.stats.netOut.Add(int64(n))
+		if err != nil {
 			c.kill()
 		} else {
 			c.srv.stats.writes.Add(1)

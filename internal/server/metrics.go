@@ -3,6 +3,7 @@ package server
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,17 +56,25 @@ func (s *Server) MetricsSnapshot() metrics.Snapshot {
 		})
 	}
 	slices.SortFunc(snap.Commands, func(a, b metrics.CommandStats) int { return strings.Compare(a.Name, b.Name) })
+	snap.NetInputBytes, snap.NetOutputBytes = s.stats.netIn.Load(), s.stats.netOut.Load()
+	ops, in, out := s.inst.rates()
+	snap.InstOps, snap.InstInputKbps, snap.InstOutputKbps = float64(int64(ops)), in/1024, out/1024
+	snap.MemoryUsed = heapObjects()
+	snap.MemoryPeak = s.inst.notePeak(snap.MemoryUsed)
+	snap.MemoryRSS = rss()
+	if kv := s.cfg.Get("maxmemory"); len(kv) == 1 {
+		snap.MemoryMax, _ = strconv.ParseUint(kv[0][1], 10, 64)
+	}
+	exp, err := s.st.Expiries(time.Now().UnixMilli())
+	if err != nil {
+		s.log.Error("metrics keyspace", "err", err)
+	}
 	for db := range s.st.Databases() {
 		n := s.st.DBSize(db)
-		if n == 0 {
+		if n == 0 || db >= len(exp) {
 			continue
 		}
-		exp, err := s.st.KeysWithExpiry(db)
-		if err != nil {
-			s.log.Error("metrics keyspace", "err", err)
-			continue
-		}
-		snap.DBs = append(snap.DBs, metrics.DBStats{DB: db, Keys: n, Expiring: exp})
+		snap.DBs = append(snap.DBs, metrics.DBStats{DB: db, Keys: n, Expiring: exp[db].Keys, AvgTTL: time.Duration(exp[db].AvgTTL) * time.Millisecond})
 	}
 	if e, ok := s.st.Engine().(interface{ Metrics() engine.Metrics }); ok {
 		m := e.Metrics()

@@ -130,7 +130,7 @@ func (s *Server) outputLimitReached(c *client, o *outbox, used int64) bool {
 // with Redis's log line.
 func (s *Server) closeForOutputLimit(c *client) {
 	s.ps.obufDisconnects.Add(1)
-	s.log.Warn("Client " + c.describe() + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+	s.log.Warn("Client " + c.describe(nil) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
 	c.kill()
 }
 
@@ -156,7 +156,8 @@ func (c *client) drainPushes() {
 		// connection goroutine's, which cannot be queueing or waiting
 		// while this goroutine holds outMu.)
 		c.waitQueued()
-		_, err := c.nc.Write(buf)
+		n, err := c.nc.Write(buf)
+		c.srv.stats.netOut.Add(int64(n))
 		c.outMu.Unlock()
 		o.mu.Lock()
 		o.inflight = 0

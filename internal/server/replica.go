@@ -365,7 +365,7 @@ func cmdReplicaOf(x *ctx) {
 	s := x.srv
 	if optIs(x.arg(1), "NO") && optIs(x.arg(2), "ONE") {
 		if s.promote() {
-			s.log.Info("MASTER MODE enabled (user request from '" + x.cl.describe() + "')")
+			s.log.Info("MASTER MODE enabled (user request from '" + x.cl.describe(nil) + "')")
 		}
 		x.ok()
 		return
@@ -388,7 +388,7 @@ func cmdReplicaOf(x *ctx) {
 	s.startReplicaLocked(host, int(port))
 	s.cfg.SetReplicaOf([]string{host, strconv.FormatInt(port, 10)})
 	s.repl.mu.Unlock()
-	s.log.Info(fmt.Sprintf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, x.cl.describe()))
+	s.log.Info(fmt.Sprintf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, x.cl.describe(nil)))
 	x.ok()
 }
 
@@ -590,7 +590,7 @@ func cmdSync(x *ctx) {
 	}
 	opts := c.replconf
 	if !opts.rdbOnly {
-		s.log.Warn("a replica asked for the replication stream; Cairn sends only a snapshot and closes the connection", "client", c.describe())
+		s.log.Warn("a replica asked for the replication stream; Cairn sends only a snapshot and closes the connection", "client", c.describe(nil))
 	}
 	if len(x.args) == 3 { // PSYNC
 		s.repl.mu.Lock()
@@ -604,10 +604,10 @@ func cmdSync(x *ctx) {
 	}
 	c.waitQueued()
 	if err := s.sendRDB(c.nc, opts); err != nil {
-		s.log.Warn("sending the RDB to a replica failed", "client", c.describe(), "err", err)
+		s.log.Warn("sending the RDB to a replica failed", "client", c.describe(nil), "err", err)
 		return
 	}
-	s.log.Info("Synchronization with replica succeeded (snapshot sent; closing the connection)", "client", c.describe())
+	s.log.Info("Synchronization with replica succeeded (snapshot sent; closing the connection)", "client", c.describe(nil))
 }
 
 // sendRDB writes the snapshot to a replica's connection in the form it

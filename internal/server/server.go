@@ -86,6 +86,12 @@ type Server struct {
 	// process.
 	shutdownReq chan struct{}
 	shutOnce    sync.Once
+	// stopOnce starts Shutdown's work once; drained is closed when every
+	// connection has ended.
+	stopOnce sync.Once
+	drained  chan struct{}
+	// inst is INFO's instantaneous figures and memory peak (info.go).
+	inst instState
 }
 
 type serverStats struct {
@@ -97,6 +103,9 @@ type serverStats struct {
 	// total_writes_processed).
 	reads  atomic.Int64
 	writes atomic.Int64
+	// netIn and netOut count the bytes read from and written to clients
+	// (INFO's total_net_input_bytes and total_net_output_bytes).
+	netIn, netOut atomic.Int64
 	// authFailures counts AUTH and HELLO AUTH refused for a wrong user or
 	// password (INFO's acl_access_denied_auth).
 	authFailures atomic.Int64
@@ -142,6 +151,8 @@ func Build(o Options) (*Server, error) {
 		shutdownReq: make(chan struct{}),
 	}
 	s.durable.s = s
+	s.inst.startup = heapObjects()
+	s.inst.peak = s.inst.startup
 	s.initPubSub()
 	s.initScripting()
 	if s.st != nil {
@@ -218,6 +229,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
+	s.startSampling()
 	var delay time.Duration
 	for {
 		nc, err := ln.Accept()
@@ -315,41 +327,61 @@ const releaseToOS = 64 << 20
 // queryBufLimitReached logs a client closed for a request holding more
 // than client-query-buffer-limit, with Redis's line.
 func (s *Server) queryBufLimitReached(c *client) {
-	s.log.Warn("Closing client that reached max query buffer length: " + c.describe() +
+	s.log.Warn("Closing client that reached max query buffer length: " + c.describe(nil) +
 		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
 }
 
 // Shutdown stops accepting, closes every connection and waits for their
-// goroutines, or for ctx.
+// goroutines (and a BGSAVE), or for ctx. It may be called again to go on
+// waiting: the store must not close before it has returned nil.
 func (s *Server) Shutdown(ctx context.Context) error {
-	// A running script holds its keys: stop it, as SHUTDOWN NOSAVE does in
-	// Redis, so its client's connection can end.
-	s.runs.cancelAll()
-	s.stopReplication()
-	s.mu.Lock()
-	s.closing = true
-	for _, ln := range s.listeners {
-		_ = ln.Close()
-	}
-	for _, c := range s.clients {
-		c.kill()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.conns.Wait()
-		// Every client waited for its queued replies before it ended.
-		s.durable.close()
-		s.scripts.Close()
-		s.migrates.close()
-		close(done)
-	}()
+	s.stopOnce.Do(func() {
+		s.drained = make(chan struct{})
+		s.stopSampling()
+		// A running script holds its keys: stop it, as SHUTDOWN NOSAVE
+		// does in Redis, so its client's connection can end.
+		s.runs.cancelAll()
+		s.stopReplication()
+		s.mu.Lock()
+		s.closing = true
+		for _, ln := range s.listeners {
+			_ = ln.Close()
+		}
+		for _, c := range s.clients {
+			c.kill()
+		}
+		s.mu.Unlock()
+		go func() {
+			// Every connection's goroutine, and a BGSAVE, end before the
+			// store may close: a command still running holds engine
+			// iterators.
+			s.conns.Wait()
+			// Every client waited for its queued replies before it ended.
+			s.durable.close()
+			s.scripts.Close()
+			s.migrates.close()
+			close(s.drained)
+		}()
+	})
 	select {
-	case <-done:
+	case <-s.drained:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Running describes the connections whose goroutine has not ended yet, each
+// as "id=N cmd=name age=Ns": what a shutdown is waiting for.
+func (s *Server) Running() []string {
+	var out []string
+	for _, c := range s.sortedClients() {
+		c.mu.Lock()
+		last := c.lastCmd
+		c.mu.Unlock()
+		out = append(out, fmt.Sprintf("id=%d cmd=%s age=%ds", c.id, last, int64(c.age().Seconds())))
+	}
+	return out
 }
 
 func (s *Server) requestShutdown() {

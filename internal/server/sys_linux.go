@@ -29,11 +29,16 @@ func systemMemory() uint64 {
 	return si.Totalram * uint64(si.Unit)
 }
 
-func cpuTimes() (user, sys float64) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0, 0
-	}
+// cpuTimes returns the process's user and system CPU seconds, and those of
+// its waited-for children.
+func cpuTimes() (user, sys, childUser, childSys float64) {
 	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime), tv(ru.Stime)
+	var ru, cru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		user, sys = tv(ru.Utime), tv(ru.Stime)
+	}
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &cru) == nil {
+		childUser, childSys = tv(cru.Utime), tv(cru.Stime)
+	}
+	return user, sys, childUser, childSys
 }

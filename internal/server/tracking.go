@@ -44,6 +44,15 @@ type tracker struct {
 	prefixes map[string]map[*client]struct{}
 }
 
+// sizes returns the keys the tracking table remembers, the (key, client)
+// pairs, and the BCAST prefixes (INFO's tracking_total_keys, _items and
+// _prefixes).
+func (t *tracker) sizes() (keys, items, prefixes int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.keys), t.items, len(t.prefixes)
+}
+
 // tracking returns the client's tracking mode, nil when off.
 func (c *client) tracking() *trackState { return c.trk.Load() }
 

@@ -33,10 +33,12 @@ func (s *Store) reapLoop() {
 		if stopped {
 			continue
 		}
+		began := time.Now()
 		_, err := s.ReapExpired(reapBudget)
 		if err == nil {
 			_, err = s.ReapExpiredFields(reapBudget)
 		}
+		s.stats.ExpireCycleTime.Add(int64(time.Since(began)))
 		if err != nil {
 			if errors.Is(err, engine.ErrFailed) {
 				// Nothing can be reclaimed until a restart; say so once.
@@ -66,7 +68,12 @@ func (s *Store) ReapExpired(budget time.Duration) (int, error) {
 		if err != nil {
 			return total, err
 		}
-		if len(due) < reapBatch || time.Since(start) > budget {
+		if len(due) < reapBatch {
+			return total, nil
+		}
+		if time.Since(start) > budget {
+			// Expired keys are left for the next round.
+			s.stats.ExpireTimeCapReached.Add(1)
 			return total, nil
 		}
 	}

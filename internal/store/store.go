@@ -16,6 +16,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -135,13 +136,25 @@ type shardCounts [stripeCount]atomic.Int64
 
 // Stats are the store's running figures for INFO.
 type Stats struct {
-	ExpiredKeys    atomic.Int64
-	ExpiredStale   atomic.Int64
-	KeyspaceHits   atomic.Int64
-	KeyspaceMisses atomic.Int64
-	Commits        atomic.Int64
-	CommitErrors   atomic.Int64
-	LastSyncError  atomic.Pointer[string]
+	ExpiredKeys  atomic.Int64
+	ExpiredStale atomic.Int64
+	// ExpireCycleTime is the time the expiry reaper's cycles took, in
+	// nanoseconds (INFO's expire_cycle_cpu_milliseconds, which Redis also
+	// measures as elapsed time).
+	ExpireCycleTime atomic.Int64
+	// ExpireTimeCapReached counts the reaper's rounds that stopped at
+	// their time budget with expired keys left (Redis's
+	// expired_time_cap_reached_count).
+	ExpireTimeCapReached atomic.Int64
+	KeyspaceHits         atomic.Int64
+	KeyspaceMisses       atomic.Int64
+	Commits              atomic.Int64
+	CommitErrors         atomic.Int64
+	// Changes counts the keys modified by commits (each modification
+	// once, a reclaimed expired key too): Redis's dirty counter, for
+	// INFO's rdb_changes_since_last_save.
+	Changes       atomic.Int64
+	LastSyncError atomic.Pointer[string]
 	// LastDurable is the unix time of the last WAL sync (LASTSAVE).
 	LastDurable atomic.Int64
 	// FilteredReads counts member lookups a member filter answered.
@@ -398,6 +411,59 @@ func (s *Store) KeysWithExpiry(db int) (int64, error) {
 		}
 	}
 	return n, it.Error()
+}
+
+// ExpiryStats is one database's keys with a deadline, for INFO keyspace.
+type ExpiryStats struct {
+	// Keys counts the keys with a deadline, those past it and not yet
+	// reclaimed included (as DBSize counts them, and Redis's expires).
+	Keys int64
+	// AvgTTL is the mean time left, in milliseconds, of those whose
+	// deadline is still ahead: Redis's avg_ttl, which Redis estimates from
+	// samples and Cairn computes exactly. 0 when there are none.
+	AvgTTL int64
+}
+
+// Expiries returns every logical database's ExpiryStats, indexed by
+// database, in one pass over the expiry index as of nowMs.
+func (s *Store) Expiries(nowMs int64) ([]ExpiryStats, error) {
+	logical := make(map[uint16]int, s.databases)
+	for db := range s.databases {
+		logical[s.phys(db)] = db
+	}
+	out := make([]ExpiryStats, s.databases)
+	sums := make([]float64, s.databases)
+	live := make([]int64, s.databases)
+	lo := []byte{byte(encoding.FamilyExpire)}
+	it, err := s.eng.NewIter(lo, encoding.FamilyEnd(encoding.FamilyExpire))
+	if err != nil {
+		return nil, fmt.Errorf("expiry stats: %w", err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) < 11 {
+			continue
+		}
+		db, ok := logical[uint16(k[9])<<8|uint16(k[10])]
+		if !ok {
+			continue
+		}
+		out[db].Keys++
+		if at := int64(binary.BigEndian.Uint64(k[1:9])); at > nowMs {
+			sums[db] += float64(at - nowMs)
+			live[db]++
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("expiry stats: %w", err)
+	}
+	for db := range out {
+		if live[db] > 0 {
+			out[db].AvgTTL = int64(sums[db] / float64(live[db]))
+		}
+	}
+	return out, nil
 }
 
 // SyncWAL makes every committed write durable (see Tx.DeferSync).

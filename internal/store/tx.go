@@ -346,6 +346,7 @@ func (tx *Tx) Commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.s.stats.Commits.Add(1)
+	tx.s.stats.Changes.Add(int64(len(tx.touched)))
 	tx.publishMetaWrites(true)
 	switch {
 	case mode == SyncEverySec:
