@@ -156,7 +156,7 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario:
+		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario, tlsScenario:
 			err = h.matrix(ctx, name)
 		case streams:
 			err = h.matrix(ctx, name)
@@ -220,7 +220,8 @@ type cairnConfig struct {
 	cacheSize   string
 	// keyCacheSize is passed as key-cache-size unless empty (the default).
 	keyCacheSize string
-	dir          string // reuse this data directory (restart); empty: a fresh one
+	dir          string   // reuse this data directory (restart); empty: a fresh one
+	extra        []string // further arguments (the tls scenario's TLS settings)
 }
 
 // startCairn starts Cairn and returns it with the exact arguments used.
@@ -241,6 +242,7 @@ func (h *harness) startCairn(ctx context.Context, label string, c cairnConfig) (
 	if c.keyCacheSize != "" {
 		args = append(args, "--key-cache-size", c.keyCacheSize)
 	}
+	args = append(args, c.extra...)
 	if h.opts.pprof {
 		pport, err := procs.FreePort()
 		if err != nil {
@@ -262,6 +264,7 @@ type redisConfig struct {
 	appendonly  bool
 	appendfsync string
 	dir         string
+	extra       []string // further arguments (the tls scenario's TLS settings)
 }
 
 func (h *harness) startRedis(ctx context.Context, label string, c redisConfig) (*procs.Process, error) {
@@ -283,6 +286,7 @@ func (h *harness) startRedis(ctx context.Context, label string, c redisConfig) (
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
+	args = append(args, c.extra...)
 	return h.group.Start(ctx, procs.Spec{
 		Name: "redis", Bin: h.redisBin, Args: args, Port: port,
 		LogPath: filepath.Join(h.work, "logs", "redis-"+label+".log"),
@@ -304,6 +308,10 @@ func commandLine(p *procs.Process) string {
 				a = "<fresh dir>"
 			case "--pprof-addr":
 				a = "<addr>"
+			case "--tls-port":
+				a = "<tls port>"
+			case "--tls-cert-file", "--tls-key-file", "--tls-ca-cert-file":
+				a = "<" + strings.TrimPrefix(p.Args[i-1], "--tls-") + ">"
 			}
 		}
 		if a == "" {

@@ -8,7 +8,7 @@
 //	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
 //
 // Scenarios: strings, collections, durable, scripting-pubsub, streams,
-// hll-geo, big-collections, zset-churn, bigger-than-memory, restart.
+// hll-geo, acl, tls, big-collections, zset-churn, bigger-than-memory, restart.
 // With none named, all run. Every load is bounded in count and in time and
 // talks to loopback only; every process and directory the harness creates is
 // removed on exit, including after Ctrl-C.
@@ -34,7 +34,7 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, tlsScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
@@ -44,6 +44,7 @@ var scenarioHelp = map[string]string{
 	streams:              "XADD -P 1 and -P 16; 10 consumers XREADGROUP + XACK; XRANGE, XPENDING, XINFO GROUPS, XTRIM, DEL on a 10M-entry stream",
 	hllGeo:               "PFADD of 10 elements, PFCOUNT of 1 and 3 keys, GEOSEARCH BYRADIUS 5 km in a 1M-member geo set, -P 1 and -P 16",
 	aclScenario:          "GET and SET as the default user and as a restricted ACL user (own load generator), -P 1 and -P 16",
+	tlsScenario:          "redis-benchmark GET and SET over TLS and over plain TCP, -P 1 and -P 16",
 	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",

@@ -86,6 +86,7 @@ func allWorkloads() []workload {
 	all := append(slices.Clone(workloads), scriptPubSubWorkloads...)
 	all = append(all, streamWorkloads...)
 	all = append(all, hllGeoWorkloads...)
+	all = append(all, tlsWorkloads...)
 	return append(all, aclWorkloads...)
 }
 
@@ -104,6 +105,7 @@ var scenarioTitles = map[string]string{
 	scriptPubSub:  "Scripts, transactions and pub/sub: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	streams:       "Streams: XADD and a consumer group, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	hllGeo:        "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
+	tlsScenario:   "TLS: GET and SET over TLS and over plain TCP, redis-benchmark (Cairn appendfsync everysec; Redis without persistence)",
 	aclScenario:   "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 }
 
@@ -115,7 +117,9 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 	var wls []workload
 	for _, w := range allWorkloads() {
 		if (durable && w.Durable) || (!durable && w.Group == scenario) {
-			if h.set.Only == nil || h.set.Only[w.Name] || w.Run != nil {
+			// The tls scenario's Run is redis-benchmark too: Only picks
+			// from it as from the others.
+			if h.set.Only == nil || h.set.Only[w.Name] || (w.Run != nil && w.Group != tlsScenario) {
 				wls = append(wls, w)
 			}
 		}
@@ -128,6 +132,12 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		rcfg = redisConfig{appendonly: true, appendfsync: "always"}
 		requests = h.set.DurableRequests
 	}
+	if scenario == tlsScenario {
+		var err error
+		if rcfg.extra, ccfg.extra, err = h.tlsServerArgs(); err != nil {
+			return err
+		}
+	}
 	h.logf("%s: starting Redis and Cairn", scenario)
 	rp, err := h.startRedis(ctx, scenario, rcfg)
 	if err != nil {
@@ -139,6 +149,16 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		return err
 	}
 	defer cp.Stop(30 * time.Second)
+	var note string
+	if scenario == tlsScenario {
+		for _, p := range []*procs.Process{rp, cp} {
+			proto, err := waitTLS(ctx, p)
+			if err != nil {
+				return err
+			}
+			note += fmt.Sprintf("A Go client's handshake with %s negotiated %s. ", p.Name, proto)
+		}
+	}
 	if h.opts.pprof {
 		prof := h.startProfiler(ctx, cp, scenario)
 		defer prof.stop()
@@ -152,6 +172,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		Title:    scenarioTitles[scenario],
 		CairnCmd: commandLine(cp),
 		RedisCmd: commandLine(rp),
+		Note:     strings.TrimSpace(note),
 	}
 	h.res.Matrix = append(h.res.Matrix, mr)
 

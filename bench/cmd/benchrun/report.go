@@ -50,6 +50,9 @@ type matrixResult struct {
 	RedisCmd string
 	Rows     []*matrixRow
 	Skipped  []skip
+	// Note, if set, is a scenario's own remark on how it ran (the tls
+	// scenario's negotiated protocols).
+	Note string
 }
 
 // matrixRow holds one workload at one pipeline depth: a result per round
@@ -302,6 +305,9 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == aclScenario {
 			writeACLIntro(&b)
 		}
+		if mr.Scenario == tlsScenario {
+			writeTLSIntro(&b, mr)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -336,6 +342,9 @@ func (r *results) markdown(history string) string {
 		}
 		if mr.Scenario == aclScenario {
 			writeACLCost(&b, mr, s.Pipelines)
+		}
+		if mr.Scenario == tlsScenario {
+			writeTLSCost(&b, mr, s.Pipelines)
 		}
 		if len(mr.Skipped) > 0 {
 			p("Skipped (picked up automatically once Cairn has the command):\n\n")
@@ -502,6 +511,11 @@ var targets = []target{
 	{"PFCOUNT of one key", hllGeo, "PFCOUNT_1", 1, 0.6, false},
 	{"PFCOUNT of three keys", hllGeo, "PFCOUNT_3", 1, 0.6, false},
 	{"GEOSEARCH BYRADIUS 5 km in the geo set (1M members in a full run)", hllGeo, "GEOSEARCH", 1, 0.5, false},
+	// Issue 22: Cairn against Redis, both over TLS.
+	{"SET over TLS", tlsScenario, "SET_TLS", 1, 0.7, false},
+	{"GET over TLS", tlsScenario, "GET_TLS", 1, 0.7, false},
+	{"SET over TLS (-P 16)", tlsScenario, "SET_TLS", 16, 0.7, false},
+	{"GET over TLS (-P 16)", tlsScenario, "GET_TLS", 16, 0.7, false},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -954,7 +968,7 @@ func (h *harness) checkSmoke() error {
 				errs = append(errs, fmt.Errorf("smoke: %s -P %d: delivered msgs/s from %d Redis and %d Cairn runs", row.Workload, row.Pipeline, sm.RedisDelivered.N, sm.CairnDelivered.N))
 			}
 		}
-		if (mr.Scenario == "strings" || mr.Scenario == scriptPubSub || mr.Scenario == streams || mr.Scenario == hllGeo) && len(mr.Rows) == 0 {
+		if (mr.Scenario == "strings" || mr.Scenario == tlsScenario || mr.Scenario == scriptPubSub || mr.Scenario == streams || mr.Scenario == hllGeo) && len(mr.Rows) == 0 {
 			errs = append(errs, fmt.Errorf("smoke: no %s workload ran", mr.Scenario))
 		}
 	}

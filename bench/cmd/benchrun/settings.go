@@ -182,7 +182,8 @@ func settingsFor(o options) (settings, error) {
 		s.HLLFill = 300
 		s.GeoMembers = 3000
 		s.GeoPerSearch = 20
-		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
+		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true,
+			"SET_TLS": true, "GET_TLS": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
 	}
