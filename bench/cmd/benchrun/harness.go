@@ -171,6 +171,8 @@ func (h *harness) runAll(ctx context.Context) error {
 			err = h.biggerThanMemory(ctx)
 		case "restart":
 			err = h.restart(ctx)
+		case rdbImport:
+			err = h.rdbImportScenario(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
 			h.logf("%s FAILED: %v", name, err)

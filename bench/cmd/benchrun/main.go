@@ -8,7 +8,8 @@
 //	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
 //
 // Scenarios: strings, collections, durable, scripting-pubsub, streams,
-// hll-geo, acl, tls, big-collections, zset-churn, bigger-than-memory, restart.
+// hll-geo, acl, tls, big-collections, zset-churn, bigger-than-memory,
+// restart, rdb-import.
 // With none named, all run. Every load is bounded in count and in time and
 // talks to loopback only; every process and directory the harness creates is
 // removed on exit, including after Ctrl-C.
@@ -34,7 +35,7 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, tlsScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, tlsScenario, "big-collections", "zset-churn", "bigger-than-memory", "restart", rdbImport}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
@@ -49,6 +50,7 @@ var scenarioHelp = map[string]string{
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",
 	"restart":            "time from exec to first PONG with N keys on disk; Redis loading an RDB for contrast",
+	rdbImport:            "cairn import of an RDB file Redis wrote (1 GB; --rdb-size): MB/s, keys/s, peak RSS; Redis loading the same file",
 }
 
 type options struct {
@@ -71,6 +73,7 @@ type options struct {
 	streamEntries int
 	streamPending int
 	geoMembers    int
+	rdbSize       string
 	scenarios     []string
 }
 
@@ -97,6 +100,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.streamEntries, "stream-entries", 0, "streams: entries of the big stream (default 10M; 1M --quick)")
 	fs.IntVar(&o.streamPending, "stream-pending", 0, "streams: pending entries of its group, entries XTRIM drops, entries of the stream DEL deletes (default 1M; 100k --quick)")
 	fs.IntVar(&o.geoMembers, "geo-members", 0, "hll-geo: members of the geo set (default 1M; 100k --quick)")
+	fs.StringVar(&o.rdbSize, "rdb-size", "", "rdb-import: size of the RDB file Redis makes (default 1gb; 50mb --quick; 1mb --smoke)")
 	list := fs.Bool("list", false, "list the scenarios and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bench/run [flags] [scenario ...]\n\nscenarios (default: all):\n")

@@ -39,6 +39,7 @@ type results struct {
 	BTM      *btmResult
 	Restart  *restartResult
 	Streams  *streamResult
+	Import   *importResult
 	Profiles []string
 	Errors   []string
 }
@@ -370,6 +371,9 @@ func (r *results) markdown(history string) string {
 	if r.Streams != nil {
 		r.writeStreams(&b)
 	}
+	if r.Import != nil {
+		r.writeImport(&b)
+	}
 
 	p("## Not yet measured\n\n")
 	missing := false
@@ -463,6 +467,8 @@ func (r *results) ran(scenario string) bool {
 		return r.BTM != nil
 	case "restart":
 		return r.Restart != nil
+	case rdbImport:
+		return r.Import != nil
 	case "big-collections":
 		return r.BigColl != nil
 	case "zset-churn":
@@ -1005,6 +1011,11 @@ func (h *harness) checkSmoke() error {
 	if t := r.Restart; t != nil && (len(t.CairnReady) != r.Settings.RestartRounds || len(t.RedisReady) != r.Settings.RestartRounds) {
 		errs = append(errs, fmt.Errorf("smoke: restart measured %d Cairn and %d Redis restarts, want %d",
 			len(t.CairnReady), len(t.RedisReady), r.Settings.RestartRounds))
+	}
+	if t := r.Import; t != nil {
+		if err := importComplete(t, r.Settings.ImportRounds); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	md, err := os.ReadFile(filepath.Join(h.out, "RESULTS.md"))
 	if err != nil {

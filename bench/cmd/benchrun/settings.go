@@ -83,6 +83,11 @@ type settings struct {
 	GeoRadiusKm  float64
 	GeoPerSearch float64
 
+	// RDB import (issue 23): the size of the file Redis makes, and the
+	// imports and Redis loads timed.
+	RDBSize      int64
+	ImportRounds int
+
 	// Restart.
 	RestartKeys      int
 	RestartValueSize int
@@ -112,6 +117,8 @@ func settingsFor(o options) (settings, error) {
 		BCChurnBatch:     50,
 		RestartValueSize: 128,
 		RestartRounds:    3,
+		ImportRounds:     3,
+		RDBSize:          1 << 30,
 		StreamEntries:    10_000_000,
 		StreamPending:    1_000_000,
 		StreamSmall:      10_000,
@@ -152,6 +159,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCSamples = 2000
 		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
+		s.RDBSize = 50 << 20
 		s.StreamEntries = 1_000_000
 		s.StreamPending = 100_000
 		s.HLLKeys = 100
@@ -175,6 +183,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCChurnDuration = time.Second
 		s.BCChurnBatch = 10
 		s.RestartKeys = 2000
+		s.RDBSize = 1 << 20
 		s.StreamEntries = 3000
 		s.StreamPending = 1000
 		s.StreamSmall = 300
@@ -198,6 +207,14 @@ func settingsFor(o options) (settings, error) {
 	if o.rounds > 0 {
 		s.Rounds = o.rounds
 		s.RestartRounds = o.rounds
+		s.ImportRounds = o.rounds
+	}
+	if o.rdbSize != "" {
+		size, err := parseSize(o.rdbSize)
+		if err != nil || size <= 0 {
+			return s, fmt.Errorf("--rdb-size: bad size %q", o.rdbSize)
+		}
+		s.RDBSize = size
 	}
 	if o.btmCache != "" {
 		s.BTMCache = o.btmCache
