@@ -156,7 +156,14 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 			if err != nil {
 				return err
 			}
-			note += fmt.Sprintf("A Go client's handshake with %s negotiated %s. ", p.Name, proto)
+			if ossl, err := opensslSuite(ctx, p); err != nil {
+				h.logf("%s: %v", scenario, err)
+			} else if ossl != "" {
+				proto = ossl + " with an OpenSSL client (openssl s_client, as redis-benchmark)"
+			} else {
+				proto += " with a Go client"
+			}
+			note += fmt.Sprintf("%s negotiates %s. ", p.Name, proto)
 		}
 	}
 	if h.opts.pprof {

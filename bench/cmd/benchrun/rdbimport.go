@@ -395,8 +395,9 @@ func (r *results) writeImport(b io.Writer) {
 	p("## RDB import\n\n")
 	p("`cairn import` of a %s dump.rdb (%s keys) that Redis wrote with SAVE, into a fresh data directory each time, against Redis loading the same file at start. ",
 		fmtBytes(t.FileSize), fmtOps(float64(t.Keys)))
-	p("The file holds, in groups: %d strings from DEBUG POPULATE (%d-byte zero-padded values, which Redis stores LZF-compressed), %d strings of %d random letters (one in %d groups with a TTL), and a hash, a list, a set and a sorted set of %d elements, or of %d in one group in %d (hashtable, quicklist, skiplist encodings rather than listpacks); %d groups, made in %d pass(es) of filling and SAVE (%s). ",
-		rdbPopulatePerGroup, rdbStringSize, rdbStringsPerGroup, rdbStringSize, rdbExpireEvery, rdbSmallElems, rdbBigElems, rdbBigEvery, t.Groups, t.Passes, fmtDur(t.Generate))
+	p("The file holds, in groups: %d strings from DEBUG POPULATE (%d-byte zero-padded values, which Redis stores LZF-compressed), %d strings of %d random letters (one in %d groups with a TTL), and a hash, a list, a set and a sorted set of %d elements, or of %d in one group in %d (hashtable, quicklist, skiplist encodings rather than listpacks); %s groups, made in %s of filling and SAVE (%s). ",
+		rdbPopulatePerGroup, rdbStringSize, rdbStringsPerGroup, rdbStringSize, rdbExpireEvery, rdbSmallElems, rdbBigElems, rdbBigEvery,
+		fmtOps(float64(t.Groups)), plural(t.Passes, "pass", "passes"), fmtDur(t.Generate))
 	p("Median (min–max) over %d rounds, Cairn and Redis alternating. Cairn's time runs from exec to exit (opening the store, reading, writing, the final flush and close); its peak RSS is VmHWM from /proc, read every 20 ms, or the kernel's maxrss at exit if higher. Redis's time runs from exec to its first +PONG (it answers -LOADING until the file is in). Every import is checked to report all keys; ",
 		max(len(t.Imports), len(t.RedisReady)))
 	if t.Checked {
@@ -425,4 +426,11 @@ func importComplete(t *importResult, rounds int) error {
 		}
 	}
 	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -147,6 +147,7 @@ func TestImportReport(t *testing.T) {
 	for _, want := range []string{
 		"## RDB import",
 		"100.0 MiB dump.rdb (1,000,000 keys)",
+		"1,000 groups, made in 2 passes of filling",
 		"| time, s | 3.000 (2.000–4.000) | 1.000 (1.000–1.000) |",
 		"| MB/s of the file | 37.5 (25.0–50.0) | 100 (100–100) |",
 		"| keys/s | 375,000 (250,000–500,000) | 1,000,000 (1,000,000–1,000,000) |",

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -193,7 +194,7 @@ func writeTLSIntro(b *strings.Builder, mr *matrixResult) {
 		fmt.Fprintf(b, "- %s: %s\n", w.Name, tlsDescriptions[w.Name])
 	}
 	if mr.Note != "" {
-		fmt.Fprintf(b, "\n%s\n", mr.Note)
+		fmt.Fprintf(b, "\n%s Redis (OpenSSL) takes the client's first choice of suite, Cairn (Go) its own, so the two may encrypt with different ciphers under the same client.\n", mr.Note)
 	}
 	b.WriteString("\nredis-benchmark's connections do their TLS handshakes as its run starts, inside the timed part: in a run of a second or more that is a small share, in the tiny runs of --smoke it is most of it.\n\n")
 }
@@ -221,4 +222,50 @@ func writeTLSCost(b *strings.Builder, mr *matrixResult, pipelines []int) {
 		}
 	}
 	b.WriteString("\n")
+}
+
+// opensslSuite asks `openssl s_client` what a server negotiates with an
+// OpenSSL client such as redis-benchmark: a Go client's offer differs, and
+// each server picks the suite its own way (Go by its own preference,
+// OpenSSL by the client's). Empty when openssl is not installed.
+func opensslSuite(ctx context.Context, p *procs.Process) (string, error) {
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		return "", nil
+	}
+	port, ca, err := tlsEndpoint(p.Args)
+	if err != nil {
+		return "", err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, bin, "s_client", "-connect", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "-CAfile", ca, "-brief")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("openssl s_client to %s: %w: %s", p.Name, err, lastLines(out, 3))
+	}
+	return parseSClient(out)
+}
+
+// parseSClient reads the protocol and suite from `openssl s_client
+// -brief`'s report.
+func parseSClient(out []byte) (string, error) {
+	var proto, suite string
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "Protocol version":
+			proto = strings.TrimSpace(v)
+		case "Ciphersuite":
+			suite = strings.TrimSpace(v)
+		}
+	}
+	if proto == "" || suite == "" {
+		return "", fmt.Errorf("openssl s_client printed no protocol and suite: %s", lastLines(out, 3))
+	}
+	return proto + " " + suite, nil
 }

@@ -100,3 +100,13 @@ func TestTLSSmokeRunsTLS(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSClient(t *testing.T) {
+	out := "Can't use SSL_get_servername\nCONNECTION ESTABLISHED\nProtocol version: TLSv1.3\nCiphersuite: TLS_AES_256_GCM_SHA384\nPeer certificate: CN = 127.0.0.1\n"
+	if got, err := parseSClient([]byte(out)); err != nil || got != "TLSv1.3 TLS_AES_256_GCM_SHA384" {
+		t.Errorf("parseSClient = %q, %v", got, err)
+	}
+	if _, err := parseSClient([]byte("connect: Connection refused\nconnect:errno=111\n")); err == nil {
+		t.Error("parseSClient accepted output without a suite")
+	}
+}
