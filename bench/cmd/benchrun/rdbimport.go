@@ -249,13 +249,16 @@ func (h *harness) rdbImportScenario(ctx context.Context) error {
 
 // importOnce runs `cairn import` of file into a fresh directory; the first
 // time, it also starts Cairn on the result and checks its DBSIZE. The
-// directory is removed afterwards: a full run's imports are gigabytes.
+// directory is removed afterwards unless --keep: a full run's imports are
+// gigabytes each.
 func (h *harness) importOnce(ctx context.Context, r *importResult, file string, check bool) (importRun, error) {
 	dir, err := h.dataDir("cairn-import")
 	if err != nil {
 		return importRun{}, err
 	}
-	defer os.RemoveAll(dir)
+	if !h.opts.keep {
+		defer os.RemoveAll(dir)
+	}
 	logPath := filepath.Join(h.work, "logs", "cairn-import.log")
 	args := []string{"import", file, "--dir", dir}
 	r.CairnCmd = "cairn import <dump.rdb> --dir <fresh dir>"
