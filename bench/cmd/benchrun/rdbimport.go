@@ -75,7 +75,7 @@ type importRun struct {
 	Keys    int64 // as the summary reports
 }
 
-// importGen is a group's commands: every key name and value follows from
+// rdbGroupCommands returns group g's commands: every key name and value follows from
 // the group's number, so that a pass can go on where the last one stopped.
 func rdbGroupCommands(g int) [][]any {
 	rng := rand.New(rand.NewPCG(uint64(g), 0x1d6))
