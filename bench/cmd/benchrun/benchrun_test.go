@@ -282,7 +282,7 @@ func TestMarkdown(t *testing.T) {
 		"- LPUSH — Cairn: ERR unknown command 'LPUSH'",
 		"**extrapolated** to 1.2 MiB at N",
 		"| time to first PONG, ms | 25.0 (20.0–30.0) | 11.0 (10.0–12.0) |",
-		"Not run this time: durable, scripting-pubsub, streams, hll-geo, acl, bitmaps, sparse-bitmaps.",
+		"Not run this time: durable, scripting-pubsub, streams, hll-geo, acl, bitmaps, tls, sparse-bitmaps, rdb-import.",
 		"- durable: SET -P 1 round 2, cairn: boom second line",
 		"## History\n\n- 2026-11-20: before.\n",
 	} {

@@ -156,7 +156,7 @@ func (h *harness) runAll(ctx context.Context) error {
 		}
 		var err error
 		switch name {
-		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario, bitmapsScenario:
+		case "strings", "collections", "durable", scriptPubSub, hllGeo, aclScenario, bitmapsScenario, tlsScenario:
 			err = h.matrix(ctx, name)
 		case streams:
 			err = h.matrix(ctx, name)
@@ -173,6 +173,8 @@ func (h *harness) runAll(ctx context.Context) error {
 			err = h.restart(ctx)
 		case sparseBitmaps:
 			err = h.sparseBitmaps(ctx)
+		case rdbImport:
+			err = h.rdbImportScenario(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
 			h.logf("%s FAILED: %v", name, err)
@@ -222,7 +224,8 @@ type cairnConfig struct {
 	cacheSize   string
 	// keyCacheSize is passed as key-cache-size unless empty (the default).
 	keyCacheSize string
-	dir          string // reuse this data directory (restart); empty: a fresh one
+	dir          string   // reuse this data directory (restart); empty: a fresh one
+	extra        []string // further arguments (the tls scenario's TLS settings)
 }
 
 // startCairn starts Cairn and returns it with the exact arguments used.
@@ -243,6 +246,7 @@ func (h *harness) startCairn(ctx context.Context, label string, c cairnConfig) (
 	if c.keyCacheSize != "" {
 		args = append(args, "--key-cache-size", c.keyCacheSize)
 	}
+	args = append(args, c.extra...)
 	if h.opts.pprof {
 		pport, err := procs.FreePort()
 		if err != nil {
@@ -264,6 +268,7 @@ type redisConfig struct {
 	appendonly  bool
 	appendfsync string
 	dir         string
+	extra       []string // further arguments (the tls scenario's TLS settings)
 }
 
 func (h *harness) startRedis(ctx context.Context, label string, c redisConfig) (*procs.Process, error) {
@@ -285,6 +290,7 @@ func (h *harness) startRedis(ctx context.Context, label string, c redisConfig) (
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
+	args = append(args, c.extra...)
 	return h.group.Start(ctx, procs.Spec{
 		Name: "redis", Bin: h.redisBin, Args: args, Port: port,
 		LogPath: filepath.Join(h.work, "logs", "redis-"+label+".log"),
@@ -306,6 +312,10 @@ func commandLine(p *procs.Process) string {
 				a = "<fresh dir>"
 			case "--pprof-addr":
 				a = "<addr>"
+			case "--tls-port":
+				a = "<tls port>"
+			case "--tls-cert-file", "--tls-key-file", "--tls-ca-cert-file":
+				a = "<" + strings.TrimPrefix(p.Args[i-1], "--tls-") + ">"
 			}
 		}
 		if a == "" {

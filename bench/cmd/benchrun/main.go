@@ -8,7 +8,8 @@
 //	benchrun [--quick | --smoke] [--big] [--pprof] [--out DIR] [scenario ...]
 //
 // Scenarios: strings, collections, durable, scripting-pubsub, streams,
-// hll-geo, big-collections, zset-churn, bigger-than-memory, restart.
+// hll-geo, acl, tls, big-collections, zset-churn, bigger-than-memory,
+// restart, rdb-import.
 // With none named, all run. Every load is bounded in count and in time and
 // talks to loopback only; every process and directory the harness creates is
 // removed on exit, including after Ctrl-C.
@@ -34,7 +35,7 @@ func main() {
 }
 
 // scenarioNames in the order a full run performs them.
-var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, bitmapsScenario, "big-collections", "zset-churn", "bigger-than-memory", sparseBitmaps, "restart"}
+var scenarioNames = []string{"strings", "collections", "durable", scriptPubSub, streams, hllGeo, aclScenario, bitmapsScenario, tlsScenario, "big-collections", "zset-churn", "bigger-than-memory", sparseBitmaps, "restart", rdbImport}
 
 var scenarioHelp = map[string]string{
 	"strings":            "redis-benchmark PING, SET, GET, INCR, MSET at -P 1 and -P 16 (Cairn appendfsync everysec)",
@@ -45,11 +46,13 @@ var scenarioHelp = map[string]string{
 	hllGeo:               "PFADD of 10 elements, PFCOUNT of 1 and 3 keys, GEOSEARCH BYRADIUS 5 km in a 1M-member geo set, -P 1 and -P 16",
 	aclScenario:          "GET and SET as the default user and as a restricted ACL user (own load generator), -P 1 and -P 16",
 	bitmapsScenario:      "SETBIT/GETBIT at random offsets below 10^8, -P 1 and -P 16; BITCOUNT and BITPOS over a bitmap with 1000 bits up to bit 4·10^9 (own load generator)",
+	tlsScenario:          "redis-benchmark GET and SET over TLS and over plain TCP, -P 1 and -P 16",
 	"big-collections":    "1M-member hash, set, list, zset: HGET, middle LINDEX, deep ZRANGEBYSCORE LIMIT; DEL and UNLINK",
 	"zset-churn":         "ZADD + ZREMRANGEBYRANK on one hot zset for 60 s; ZRANGE 0 10 latency before, during, after",
 	"bigger-than-memory": "load N × 1 KiB keys (≥ 4× Cairn's block cache), GET/SET 90/10 saturated and at a fixed rate; RSS, disk",
 	sparseBitmaps:        "RSS of 10,000 bitmaps each with one bit at offset 4294967295 (512 MB strings); Redis holds one, extrapolated",
 	"restart":            "time from exec to first PONG with N keys on disk; Redis loading an RDB for contrast",
+	rdbImport:            "cairn import of an RDB file Redis wrote (1 GB; --rdb-size): MB/s, keys/s, peak RSS; Redis loading the same file",
 }
 
 type options struct {
@@ -72,6 +75,7 @@ type options struct {
 	streamEntries int
 	streamPending int
 	geoMembers    int
+	rdbSize       string
 	scenarios     []string
 }
 
@@ -98,6 +102,7 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.streamEntries, "stream-entries", 0, "streams: entries of the big stream (default 10M; 1M --quick)")
 	fs.IntVar(&o.streamPending, "stream-pending", 0, "streams: pending entries of its group, entries XTRIM drops, entries of the stream DEL deletes (default 1M; 100k --quick)")
 	fs.IntVar(&o.geoMembers, "geo-members", 0, "hll-geo: members of the geo set (default 1M; 100k --quick)")
+	fs.StringVar(&o.rdbSize, "rdb-size", "", "rdb-import: size of the RDB file Redis makes (default 1gb; 50mb --quick; 1mb --smoke)")
 	list := fs.Bool("list", false, "list the scenarios and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bench/run [flags] [scenario ...]\n\nscenarios (default: all):\n")

@@ -86,6 +86,7 @@ func allWorkloads() []workload {
 	all := append(slices.Clone(workloads), scriptPubSubWorkloads...)
 	all = append(all, streamWorkloads...)
 	all = append(all, hllGeoWorkloads...)
+	all = append(all, tlsWorkloads...)
 	all = append(all, aclWorkloads...)
 	return append(all, bitmapWorkloads...)
 }
@@ -107,6 +108,7 @@ var scenarioTitles = map[string]string{
 	hllGeo:          "HyperLogLog and geo: Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	aclScenario:     "ACL checks: GET and SET as the default user and as a restricted user, Cairn's load generator (Cairn appendfsync everysec; Redis without persistence)",
 	bitmapsScenario: "Bitmaps: SETBIT/GETBIT at random offsets, BITCOUNT/BITPOS over a sparse bitmap (Cairn's load generator; Cairn appendfsync everysec; Redis without persistence)",
+	tlsScenario:     "TLS: GET and SET over TLS and over plain TCP, redis-benchmark (Cairn appendfsync everysec; Redis without persistence)",
 }
 
 // matrix runs one redis-benchmark scenario: every selected workload at each
@@ -117,7 +119,9 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 	var wls []workload
 	for _, w := range allWorkloads() {
 		if (durable && w.Durable) || (!durable && w.Group == scenario) {
-			if h.set.Only == nil || h.set.Only[w.Name] || w.Run != nil {
+			// The tls scenario's Run is redis-benchmark too: Only picks
+			// from it as from the others.
+			if h.set.Only == nil || h.set.Only[w.Name] || (w.Run != nil && w.Group != tlsScenario) {
 				wls = append(wls, w)
 			}
 		}
@@ -130,6 +134,12 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		rcfg = redisConfig{appendonly: true, appendfsync: "always"}
 		requests = h.set.DurableRequests
 	}
+	if scenario == tlsScenario {
+		var err error
+		if rcfg.extra, ccfg.extra, err = h.tlsServerArgs(); err != nil {
+			return err
+		}
+	}
 	h.logf("%s: starting Redis and Cairn", scenario)
 	rp, err := h.startRedis(ctx, scenario, rcfg)
 	if err != nil {
@@ -141,6 +151,23 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		return err
 	}
 	defer cp.Stop(30 * time.Second)
+	var note string
+	if scenario == tlsScenario {
+		for _, p := range []*procs.Process{rp, cp} {
+			proto, err := waitTLS(ctx, p)
+			if err != nil {
+				return err
+			}
+			if ossl, err := opensslSuite(ctx, p); err != nil {
+				h.logf("%s: %v", scenario, err)
+			} else if ossl != "" {
+				proto = ossl + " with an OpenSSL client (openssl s_client, as redis-benchmark)"
+			} else {
+				proto += " with a Go client"
+			}
+			note += fmt.Sprintf("%s negotiates %s. ", p.Name, proto)
+		}
+	}
 	if h.opts.pprof {
 		prof := h.startProfiler(ctx, cp, scenario)
 		defer prof.stop()
@@ -154,6 +181,7 @@ func (h *harness) matrix(ctx context.Context, scenario string) error {
 		Title:    scenarioTitles[scenario],
 		CairnCmd: commandLine(cp),
 		RedisCmd: commandLine(rp),
+		Note:     strings.TrimSpace(note),
 	}
 	h.res.Matrix = append(h.res.Matrix, mr)
 

@@ -40,6 +40,7 @@ type results struct {
 	Sparse   *sparseResult
 	Restart  *restartResult
 	Streams  *streamResult
+	Import   *importResult
 	Profiles []string
 	Errors   []string
 }
@@ -51,6 +52,9 @@ type matrixResult struct {
 	RedisCmd string
 	Rows     []*matrixRow
 	Skipped  []skip
+	// Note, if set, is a scenario's own remark on how it ran (the tls
+	// scenario's negotiated protocols).
+	Note string
 }
 
 // matrixRow holds one workload at one pipeline depth: a result per round
@@ -306,6 +310,9 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == bitmapsScenario {
 			writeBitmapsIntro(&b, s)
 		}
+		if mr.Scenario == tlsScenario {
+			writeTLSIntro(&b, mr)
+		}
 		if len(mr.Rows) == 0 {
 			p("No workload ran.\n\n")
 		}
@@ -341,6 +348,9 @@ func (r *results) markdown(history string) string {
 		if mr.Scenario == aclScenario {
 			writeACLCost(&b, mr, s.Pipelines)
 		}
+		if mr.Scenario == tlsScenario {
+			writeTLSCost(&b, mr, s.Pipelines)
+		}
 		if len(mr.Skipped) > 0 {
 			p("Skipped (picked up automatically once Cairn has the command):\n\n")
 			for _, sk := range mr.Skipped {
@@ -367,6 +377,9 @@ func (r *results) markdown(history string) string {
 	}
 	if r.Streams != nil {
 		r.writeStreams(&b)
+	}
+	if r.Import != nil {
+		r.writeImport(&b)
 	}
 
 	p("## Not yet measured\n\n")
@@ -461,6 +474,8 @@ func (r *results) ran(scenario string) bool {
 		return r.BTM != nil
 	case "restart":
 		return r.Restart != nil
+	case rdbImport:
+		return r.Import != nil
 	case "big-collections":
 		return r.BigColl != nil
 	case "zset-churn":
@@ -514,6 +529,11 @@ var targets = []target{
 	// Issue 21's goals (BITCOUNT/BITPOS: under 5 ms, read from their p50).
 	{"SETBIT at random offsets", bitmapsScenario, "SETBIT", 1, 0.7, false},
 	{"GETBIT at random offsets", bitmapsScenario, "GETBIT", 1, 0.7, false},
+	// Issue 22: Cairn against Redis, both over TLS.
+	{"SET over TLS", tlsScenario, "SET_TLS", 1, 0.7, false},
+	{"GET over TLS", tlsScenario, "GET_TLS", 1, 0.7, false},
+	{"SET over TLS (-P 16)", tlsScenario, "SET_TLS", 16, 0.7, false},
+	{"GET over TLS (-P 16)", tlsScenario, "GET_TLS", 16, 0.7, false},
 }
 
 func (r *results) writeTargets(b io.Writer) {
@@ -966,7 +986,7 @@ func (h *harness) checkSmoke() error {
 				errs = append(errs, fmt.Errorf("smoke: %s -P %d: delivered msgs/s from %d Redis and %d Cairn runs", row.Workload, row.Pipeline, sm.RedisDelivered.N, sm.CairnDelivered.N))
 			}
 		}
-		if (mr.Scenario == "strings" || mr.Scenario == scriptPubSub || mr.Scenario == streams || mr.Scenario == hllGeo) && len(mr.Rows) == 0 {
+		if (mr.Scenario == "strings" || mr.Scenario == tlsScenario || mr.Scenario == scriptPubSub || mr.Scenario == streams || mr.Scenario == hllGeo) && len(mr.Rows) == 0 {
 			errs = append(errs, fmt.Errorf("smoke: no %s workload ran", mr.Scenario))
 		}
 	}
@@ -1003,6 +1023,11 @@ func (h *harness) checkSmoke() error {
 	if t := r.Restart; t != nil && (len(t.CairnReady) != r.Settings.RestartRounds || len(t.RedisReady) != r.Settings.RestartRounds) {
 		errs = append(errs, fmt.Errorf("smoke: restart measured %d Cairn and %d Redis restarts, want %d",
 			len(t.CairnReady), len(t.RedisReady), r.Settings.RestartRounds))
+	}
+	if t := r.Import; t != nil {
+		if err := importComplete(t, r.Settings.ImportRounds); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	md, err := os.ReadFile(filepath.Join(h.out, "RESULTS.md"))
 	if err != nil {

@@ -95,6 +95,11 @@ type settings struct {
 	SparseBit       int64
 	SparseRedisKeys int
 
+	// RDB import (issue 23): the size of the file Redis makes, and the
+	// imports and Redis loads timed.
+	RDBSize      int64
+	ImportRounds int
+
 	// Restart.
 	RestartKeys      int
 	RestartValueSize int
@@ -124,6 +129,8 @@ func settingsFor(o options) (settings, error) {
 		BCChurnBatch:     50,
 		RestartValueSize: 128,
 		RestartRounds:    3,
+		ImportRounds:     3,
+		RDBSize:          1 << 30,
 		StreamEntries:    10_000_000,
 		StreamPending:    1_000_000,
 		StreamSmall:      10_000,
@@ -171,6 +178,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCSamples = 2000
 		s.BCChurnDuration = 10 * time.Second
 		s.RestartKeys = 100_000
+		s.RDBSize = 50 << 20
 		s.StreamEntries = 1_000_000
 		s.StreamPending = 100_000
 		s.HLLKeys = 100
@@ -196,6 +204,7 @@ func settingsFor(o options) (settings, error) {
 		s.BCChurnDuration = time.Second
 		s.BCChurnBatch = 10
 		s.RestartKeys = 2000
+		s.RDBSize = 1 << 20
 		s.StreamEntries = 3000
 		s.StreamPending = 1000
 		s.StreamSmall = 300
@@ -210,7 +219,8 @@ func settingsFor(o options) (settings, error) {
 		s.SparseKeys = 50
 		s.SparseBit = 4_000_000
 		s.SparseRedisKeys = 50
-		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true}
+		s.Only = map[string]bool{"PING_MBULK": true, "SET": true, "GET": true, "MSET": true, "LPUSH": true, "LPOP": true, "LRANGE_100": true,
+			"SET_TLS": true, "GET_TLS": true}
 	default:
 		return s, fmt.Errorf("unknown mode %q", o.mode)
 	}
@@ -225,6 +235,14 @@ func settingsFor(o options) (settings, error) {
 	if o.rounds > 0 {
 		s.Rounds = o.rounds
 		s.RestartRounds = o.rounds
+		s.ImportRounds = o.rounds
+	}
+	if o.rdbSize != "" {
+		size, err := parseSize(o.rdbSize)
+		if err != nil || size <= 0 {
+			return s, fmt.Errorf("--rdb-size: bad size %q", o.rdbSize)
+		}
+		s.RDBSize = size
 	}
 	if o.btmCache != "" {
 		s.BTMCache = o.btmCache

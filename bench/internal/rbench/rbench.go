@@ -154,6 +154,10 @@ type Options struct {
 	KeyspaceLen int    // -r; 0 leaves it out
 	Pipeline    int    // -P
 	Tests       string // -t, e.g. "set" or "lrange_100"
+	// TLS connects over TLS (--tls), trusting the CA certificates in
+	// CACert (--cacert); redis-benchmark needs to be built with TLS.
+	TLS    bool
+	CACert string
 
 	// OnRow, if set, is called with each row as redis-benchmark prints it,
 	// while it runs on to its next test: LRANGE_100 first runs an LPUSH
@@ -181,6 +185,12 @@ func (o Options) Args() []string {
 		args = append(args, "-r", strconv.Itoa(o.KeyspaceLen))
 	}
 	args = append(args, "-P", strconv.Itoa(max(o.Pipeline, 1)), "-t", o.Tests, "--csv")
+	if o.TLS {
+		args = append(args, "--tls")
+		if o.CACert != "" {
+			args = append(args, "--cacert", o.CACert)
+		}
+	}
 	return args
 }
 

@@ -135,6 +135,13 @@ func TestArgs(t *testing.T) {
 	if got := strings.Join(o.Args(), " "); strings.Contains(got, "-r") || !strings.Contains(got, "-P 1 ") {
 		t.Errorf("Args without -r and pipeline = %q", got)
 	}
+	if strings.Contains(strings.Join(o.Args(), " "), "--tls") {
+		t.Errorf("Args without TLS = %q", o.Args())
+	}
+	o.TLS, o.CACert = true, "/tmp/ca.crt"
+	if got := strings.Join(o.Args(), " "); !strings.HasSuffix(got, " --csv --tls --cacert /tmp/ca.crt") {
+		t.Errorf("Args with TLS = %q", got)
+	}
 }
 
 func FuzzParseCSV(f *testing.F) {
