@@ -249,19 +249,7 @@ func TestExportLoadsInRedis(t *testing.T) {
 	data := filepath.Join(root, "data")
 	p := startCairn(t, bin, true, 0, "--dir", data)
 	c := redistest.Dial(t, fmt.Sprintf("127.0.0.1:%d", p.port))
-	do := func(c *redistest.Conn, args ...any) any {
-		t.Helper()
-		for i, a := range args {
-			if _, ok := a.([]byte); !ok {
-				args[i] = fmt.Sprint(a)
-			}
-		}
-		v, err := c.Do(args...)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return v
-	}
+	do := func(c *redistest.Conn, args ...any) any { return mustDo(t, c, args...) }
 	do(c, "SET", "str", "hello")
 	do(c, "SET", "num", 12345)
 	do(c, "SET", "ttl", strings.Repeat("long ", 100), "PX", 900000)

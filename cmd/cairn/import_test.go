@@ -19,19 +19,7 @@ import (
 // a Cairn whose every key has Redis's type, value and deadline.
 func TestImportRedisFile(t *testing.T) {
 	r := redistest.Start(t)
-	do := func(c *redistest.Conn, args ...any) any {
-		t.Helper()
-		for i, a := range args {
-			if _, ok := a.([]byte); !ok {
-				args[i] = fmt.Sprint(a)
-			}
-		}
-		v, err := c.Do(args...)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return v
-	}
+	do := func(c *redistest.Conn, args ...any) any { return mustDo(t, c, args...) }
 	do(r, "SET", "str", "hello")
 	do(r, "SET", "int", 42)
 	do(r, "SET", "long", strings.Repeat("compress me ", 200), "PX", 800000)
