@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -112,15 +111,7 @@ func writeACLIntro(b *strings.Builder) {
 // restricted user over its ops/s as the default user (the target:
 // within 5% for Cairn, that is ≥ 0.95×).
 func writeACLCost(b *strings.Builder, mr *matrixResult, pipelines []int) {
-	median := func(pl int, name string) (redis, cairn float64) {
-		for _, row := range mr.Rows {
-			if row.Pipeline == pl && row.Workload == name {
-				sm := row.summary()
-				return sm.Redis.Median, sm.Cairn.Median
-			}
-		}
-		return math.NaN(), math.NaN()
-	}
+	median := mr.medians
 	b.WriteString("Restricted user / default user, ops/s (median over the rounds; the target is ≥ 0.95× for Cairn):\n\n")
 	b.WriteString("| command | -P | Cairn | Redis |\n|---|---:|---:|---:|\n")
 	for _, pl := range pipelines {

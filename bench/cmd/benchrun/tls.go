@@ -203,15 +203,7 @@ func writeTLSIntro(b *strings.Builder, mr *matrixResult) {
 // throughput over TLS as a fraction of its plain-TCP throughput, and Cairn
 // against Redis on each transport (the target is ≥ 0.7× over TLS).
 func writeTLSCost(b *strings.Builder, mr *matrixResult, pipelines []int) {
-	median := func(pl int, name string) (redis, cairn float64) {
-		for _, row := range mr.Rows {
-			if row.Pipeline == pl && row.Workload == name {
-				sm := row.summary()
-				return sm.Redis.Median, sm.Cairn.Median
-			}
-		}
-		return math.NaN(), math.NaN()
-	}
+	median := mr.medians
 	b.WriteString("What TLS costs (median ops/s over the rounds): each server over TLS / over plain TCP, and Cairn / Redis on each (the target is ≥ 0.7× over TLS):\n\n")
 	b.WriteString("| command | -P | Cairn TLS/TCP | Redis TLS/TCP | Cairn/Redis over TCP | Cairn/Redis over TLS |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, pl := range pipelines {
@@ -268,4 +260,16 @@ func parseSClient(out []byte) (string, error) {
 		return "", fmt.Errorf("openssl s_client printed no protocol and suite: %s", lastLines(out, 3))
 	}
 	return proto + " " + suite, nil
+}
+
+// medians are the median ops/s of Redis and Cairn in the row of a workload
+// at pipeline depth pl, NaN if there is none.
+func (mr *matrixResult) medians(pl int, name string) (redis, cairn float64) {
+	for _, row := range mr.Rows {
+		if row.Pipeline == pl && row.Workload == name {
+			sm := row.summary()
+			return sm.Redis.Median, sm.Cairn.Median
+		}
+	}
+	return math.NaN(), math.NaN()
 }
