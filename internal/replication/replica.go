@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/resp"
 )
 
 // Host is the server as the replica reaches it.
@@ -355,7 +356,7 @@ func (l *link) send(args ...string) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	_ = l.conn.SetWriteDeadline(time.Now().Add(l.r.cfg.Timeout))
-	if _, err := l.out.Write(appendCommand(nil, args...)); err != nil {
+	if _, err := l.out.Write(resp.AppendCommand(nil, args...)); err != nil {
 		return err
 	}
 	return l.out.Flush()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/resp"
 )
 
 // fakeHost records what the replica does to the dataset.
@@ -139,7 +140,7 @@ func testRDB(t *testing.T, kv ...string) []byte {
 	return b.Bytes()
 }
 
-func cmd(args ...string) string { return string(appendCommand(nil, args...)) }
+func cmd(args ...string) string { return string(resp.AppendCommand(nil, args...)) }
 
 const replID = "0123456789012345678901234567890123456789"
 

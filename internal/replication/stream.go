@@ -228,18 +228,3 @@ func clip(b []byte) []byte {
 	}
 	return b
 }
-
-// appendCommand encodes a command as a RESP array of bulk strings.
-func appendCommand(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}

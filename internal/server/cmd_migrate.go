@@ -15,6 +15,7 @@ import (
 	"github.com/cairndb/cairn/internal/notify"
 	"github.com/cairndb/cairn/internal/rconv"
 	"github.com/cairndb/cairn/internal/rdb"
+	"github.com/cairndb/cairn/internal/resp"
 	"github.com/cairndb/cairn/internal/store"
 )
 
@@ -187,7 +188,7 @@ func cmdMigrate(x *ctx) {
 		if a.replace {
 			args = append(args, []byte("REPLACE"))
 		}
-		restores = appendCommand(restores, args...)
+		restores = resp.AppendCommand(restores, args...)
 	}
 	if len(items) == 0 {
 		x.w.SimpleString("NOKEY")
@@ -419,14 +420,14 @@ func (c *migrateConn) exchange(a migrateArgs, items []migrateItem, restores []by
 	var cmd []byte
 	if a.auth {
 		if a.user != nil {
-			cmd = appendCommand(cmd, []byte("AUTH"), a.user, a.pass)
+			cmd = resp.AppendCommand(cmd, []byte("AUTH"), a.user, a.pass)
 		} else {
-			cmd = appendCommand(cmd, []byte("AUTH"), a.pass)
+			cmd = resp.AppendCommand(cmd, []byte("AUTH"), a.pass)
 		}
 	}
 	selecting := c.lastDB != a.db
 	if selecting {
-		cmd = appendCommand(cmd, []byte("SELECT"), strconv.AppendInt(nil, a.db, 10))
+		cmd = resp.AppendCommand(cmd, []byte("SELECT"), strconv.AppendInt(nil, a.db, 10))
 	}
 	socketErr := func(err error, writing bool) ([]migrateItem, string, bool, bool) {
 		if mayRetry && !isNetTimeout(err) {
@@ -522,21 +523,6 @@ func (c *migrateConn) readLine(timeout time.Duration) ([]byte, error) {
 func isNetTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// appendCommand appends a command in RESP, an array of bulk strings.
-func appendCommand(dst []byte, args ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range args {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
 }
 
 // listensOn reports whether host:port reaches one of the server's own

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/redistest"
+	"github.com/cairndb/cairn/internal/resp"
 )
 
 // hostPort splits a test server's address for MIGRATE's arguments.
@@ -441,8 +442,8 @@ func FuzzMigrateReplies(f *testing.F) {
 		c := &migrateConn{conn: local, r: bufio.NewReaderSize(local, 4096), lastDB: -1}
 		a := migrateArgs{db: 0, timeout: 200 * time.Millisecond, auth: auth, pass: []byte("pw")}
 		items := []migrateItem{{key: []byte("a")}, {key: []byte("b")}}
-		restores := appendCommand(nil, []byte("RESTORE"), []byte("a"), []byte("0"), []byte("x"))
-		restores = appendCommand(restores, []byte("RESTORE"), []byte("b"), []byte("0"), []byte("y"))
+		restores := resp.AppendCommand(nil, []byte("RESTORE"), []byte("a"), []byte("0"), []byte("x"))
+		restores = resp.AppendCommand(restores, []byte("RESTORE"), []byte("b"), []byte("0"), []byte("y"))
 		acked, errMsg, _, _ := c.exchange(a, items, restores, false)
 		if len(acked) > len(items) {
 			t.Fatalf("%d keys acknowledged of %d", len(acked), len(items))
