@@ -142,6 +142,12 @@ func (h *harness) generateRDB(ctx context.Context, r *importResult) (string, err
 	defer rp.Stop(time.Minute)
 	c := client(rp)
 	defer c.Close()
+	// DEBUG POPULATE and SAVE of a big dataset take longer than a
+	// command's usual read timeout: they get a client that waits.
+	slowOpts := *c.Options()
+	slowOpts.ReadTimeout = -1
+	slow := redis.NewClient(&slowOpts)
+	defer slow.Close()
 	t0 := time.Now()
 	groups := 0
 	file := filepath.Join(dir, "dump.rdb")
@@ -151,10 +157,10 @@ func (h *harness) generateRDB(ctx context.Context, r *importResult) (string, err
 			return "", err
 		}
 		groups = want
-		if err := c.Do(ctx, "DEBUG", "POPULATE", groups*rdbPopulatePerGroup, "pop", rdbStringSize).Err(); err != nil {
+		if err := slow.Do(ctx, "DEBUG", "POPULATE", groups*rdbPopulatePerGroup, "pop", rdbStringSize).Err(); err != nil {
 			return "", fmt.Errorf("DEBUG POPULATE: %w", err)
 		}
-		if err := c.Save(ctx).Err(); err != nil {
+		if err := slow.Save(ctx).Err(); err != nil {
 			return "", fmt.Errorf("SAVE: %w", err)
 		}
 		st, err := os.Stat(file)
