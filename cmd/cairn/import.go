@@ -40,6 +40,12 @@ func runImport(args []string, out io.Writer) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if addr := cfg.PprofAddr(); addr != "" {
+		// An import can run for long: its profiles show where.
+		if err := servePprof(addr, log); err != nil {
+			return err
+		}
+	}
 	eng, st, err := openStorage(cfg, log)
 	if err != nil {
 		return err
