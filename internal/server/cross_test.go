@@ -2,10 +2,23 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/redistest"
+	"github.com/cairndb/cairn/internal/store"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Tests where features that landed separately meet: ACL with the bit
@@ -74,4 +87,131 @@ func TestCrossBitfieldKeyFlags(t *testing.T) {
 func redisInstalled() bool {
 	_, err := exec.LookPath("redis-server")
 	return err == nil
+}
+
+// startFromFile starts a server from the configuration file path, as
+// cmd/cairn does (users from its user lines), on an in-memory store.
+func startFromFile(t *testing.T, path string) *redistest.Conn {
+	t.Helper()
+	cfg := config.Default()
+	if err := cfg.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.OpenPebble("", engine.PebbleOptions{FS: vfs.NewMem(), CacheSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(eng, store.Options{Databases: cfg.Databases()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := Build(Options{Config: cfg, Store: st, Logger: log, ConfigFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.LoadUsers(); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+		_ = st.Close()
+		_ = eng.Close()
+	})
+	return redistest.Dial(t, ln.Addr().String())
+}
+
+// CONFIG REWRITE writes the live ACL users as user lines, replacing the
+// file's, as Redis's rewriteConfigUserOption does, so that ACL SETUSER and
+// DELUSER survive a restart from the file; with an aclfile the file's
+// user lines go (Redis refuses both at start).
+func TestCrossConfigRewriteUsers(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string
+		acl   [][]any
+		users []string // expected user lines, in order, in the file
+	}{
+		{
+			name: "setuser and deluser",
+			file: "# users\nuser bob on >pw ~b* +get\nuser carol on nopass ~* +@all\nrename-command FLUSHALL \"\"\n",
+			acl: [][]any{
+				{"ACL", "SETUSER", "alice", "on", ">pw", "~*", "+get"},
+				{"ACL", "SETUSER", "bob", "+set"},
+				{"ACL", "DELUSER", "carol"},
+			},
+			users: []string{
+				"user alice on sanitize-payload #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~* resetchannels -@all +get",
+				"user bob on sanitize-payload #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~b* resetchannels -@all +get +set",
+				"user default on nopass sanitize-payload ~* &* +@all",
+			},
+		},
+		{
+			name:  "no users configured",
+			file:  "timeout 5\n",
+			acl:   [][]any{{"ACL", "SETUSER", "default", "resetkeys", "~k*"}},
+			users: []string{"user default on nopass sanitize-payload ~k* &* +@all"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cairn.conf")
+			if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := startFromFile(t, path)
+			for _, a := range tc.acl {
+				mustDo(t, c, a...)
+			}
+			live := mustDo(t, c, "ACL", "LIST")
+			mustDo(t, c, "CONFIG", "REWRITE")
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(string(text), "\n") {
+				if strings.HasPrefix(l, "user ") {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tc.users) {
+				t.Errorf("user lines after CONFIG REWRITE:\n%s\nwant:\n%s\nfile:\n%s", strings.Join(got, "\n"), strings.Join(tc.users, "\n"), text)
+			}
+			if !strings.Contains(string(text), "rename-command") && strings.Contains(tc.file, "rename-command") {
+				t.Errorf("the rename-command line was lost:\n%s", text)
+			}
+			// A server started from the rewritten file has the same users.
+			c2 := startFromFile(t, path)
+			if again := mustDo(t, c2, "ACL", "LIST"); !reflect.DeepEqual(again, live) {
+				t.Errorf("ACL LIST after a restart from the rewritten file:\n%q\nbefore:\n%q", again, live)
+			}
+		})
+	}
+
+	// With an aclfile the users live there: the file's user lines go.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cairn.conf")
+	acl := filepath.Join(dir, "users.acl")
+	if err := os.WriteFile(acl, []byte("user default on nopass ~* &* +@all\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("aclfile "+acl+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startFromFile(t, path)
+	mustDo(t, c, "ACL", "SETUSER", "alice", "on")
+	mustDo(t, c, "CONFIG", "REWRITE")
+	if text, _ := os.ReadFile(path); strings.Contains(string(text), "user ") {
+		t.Errorf("CONFIG REWRITE with an aclfile wrote user lines:\n%s", text)
+	}
 }
