@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,4 +215,76 @@ func TestCrossConfigRewriteUsers(t *testing.T) {
 	if text, _ := os.ReadFile(path); strings.Contains(string(text), "user ") {
 		t.Errorf("CONFIG REWRITE with an aclfile wrote user lines:\n%s", text)
 	}
+}
+
+// ACL rules may name a command that rename-command disabled (renamed to
+// ""), as Redis looks rules up in its orig_commands: the common hardening
+// of rename-command FLUSHALL "" with users that have "+@all -flushall"
+// must still load. A renamed command keeps its original name for ACL.
+// Compared with a real Redis where one is installed.
+func TestCrossACLRulesNameRenamedCommands(t *testing.T) {
+	renames := []string{"--rename-command", "GETBIT", "", "--rename-command", "FLUSHALL", "", "--rename-command", "SET", "MYSET"}
+	cfg := testConfig(t)
+	if err := cfg.ApplyArgs(renames); err != nil {
+		t.Fatal(err)
+	}
+	c := redistest.Dial(t, startServerWith(t, cfg).addr)
+	var r *redistest.Conn
+	if redisInstalled() {
+		r = startRedisArgs(t, "--rename-command", "GETBIT", "", "--rename-command", "FLUSHALL", "", "--rename-command", "SET", "MYSET")
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ACL", "SETUSER", "a", "on", "nopass", "~*", "+@all", "-flushall", "-getbit"}, "+OK\r\n"},
+		{[]string{"ACL", "SETUSER", "b", "on", "nopass", "~*", "+getbit"}, "+OK\r\n"},
+		{[]string{"ACL", "SETUSER", "c", "on", "nopass", "~*", "+set"}, "+OK\r\n"},
+		{[]string{"ACL", "SETUSER", "d", "on", "nopass", "~*", "+myset"}, "-ERR Error in ACL SETUSER modifier '+myset': Unknown command or category name in ACL\r\n"},
+		{[]string{"ACL", "SETUSER", "e", "on", "nopass", "~*", "+nosuch"}, "-ERR Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in ACL\r\n"},
+		{[]string{"ACL", "DRYRUN", "a", "getbit", "k", "0"}, "-ERR Command 'getbit' not found\r\n"},
+		{[]string{"ACL", "DRYRUN", "c", "myset", "k", "v"}, "+OK\r\n"},
+		{[]string{"ACL", "DRYRUN", "a", "myset", "k", "v"}, "+OK\r\n"},
+	}
+	for _, tc := range tests {
+		if got := string(mustRaw(t, c, tc.args...)); got != tc.want {
+			t.Errorf("Cairn: %s = %q, want %q", quoteCommand(tc.args), got, tc.want)
+		}
+		if r != nil {
+			if got := string(mustRaw(t, r, tc.args...)); got != tc.want {
+				t.Errorf("redis-server: %s = %q, want %q", quoteCommand(tc.args), got, tc.want)
+			}
+		}
+	}
+	// ACL CAT still lists a disabled command under its category, as Redis.
+	cat := mustDo(t, c, "ACL", "CAT", "bitmap").([]any)
+	if !slices.ContainsFunc(cat, func(v any) bool { return string(v.([]byte)) == "getbit" }) {
+		t.Errorf("ACL CAT bitmap = %q, want getbit listed", cat)
+	}
+}
+
+// startRedisArgs starts a redis-server with extra arguments, stopped when
+// the test ends.
+func startRedisArgs(t *testing.T, args ...string) *redistest.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command("redis-server", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waitUntil(t, 10*time.Second, "redis-server to listen", func() bool {
+		conn, err := net.Dial("tcp", addr)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	})
+	return redistest.Dial(t, addr)
 }
