@@ -249,6 +249,14 @@ func (c *Config) rewriteSetting(st *rewriteState, s *setting, v value) {
 			words = `""`
 		}
 		st.line(name, name+" "+words, true)
+	case name == "replicaof":
+		// Redis's rewriteConfigReplicaOfOption: a master has its
+		// replicaof lines removed, a replica gets "replicaof host port".
+		if len(v.list) == 0 {
+			st.processed[name] = true
+			return
+		}
+		st.line(name, name+" "+strings.Join(v.list, " "), true)
 	case name == "save":
 		// Redis always writes its save lines, because its default
 		// schedule is not empty; Cairn's is, and like any default it is
