@@ -288,3 +288,47 @@ func startRedisArgs(t *testing.T, args ...string) *redistest.Conn {
 	})
 	return redistest.Dial(t, addr)
 }
+
+// MIGRATE's AUTH password and AUTH2 user and password are shown as
+// "(redacted)" in the slow log (and to monitors), as migrateCommand
+// redacts them while it reads its options: only up to KEYS (whose
+// arguments are keys) or a syntax error. Compared with a real Redis where
+// one is installed.
+func TestCrossMigrateCredentialsRedacted(t *testing.T) {
+	ts := startServer(t, "slowlog-log-slower-than", "0")
+	conns := []*redistest.Conn{redistest.Dial(t, ts.addr)}
+	if redisInstalled() {
+		conns = append(conns, startRedisArgs(t, "--slowlog-log-slower-than", "0"))
+	}
+	const r = "(redacted)"
+	tests := []struct {
+		args, logged []string
+	}{
+		{[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH", "secret"},
+			[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH", r}},
+		{[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "100", "COPY", "auth2", "alice", "secret", "REPLACE", "KEYS", "nokey"},
+			[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "100", "COPY", "auth2", r, r, "REPLACE", "KEYS", "nokey"}},
+		{[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH", "secret", "BOGUS", "AUTH", "again"},
+			[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH", r, "BOGUS", "AUTH", "again"}},
+		{[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH2", "alice"},
+			[]string{"MIGRATE", "127.0.0.1", "1", "nokey", "0", "100", "AUTH2", "alice"}},
+		{[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "100", "KEYS", "AUTH", "notsecret"},
+			[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "100", "KEYS", "AUTH", "notsecret"}},
+	}
+	for _, c := range conns {
+		for _, tc := range tests {
+			mustDo(t, c, "SLOWLOG", "RESET")
+			_, _ = c.Do(anys(tc.args)...)
+			entries := mustDo(t, c, "SLOWLOG", "GET", "1").([]any)
+			var got []string
+			if len(entries) == 1 {
+				for _, a := range entries[0].([]any)[3].([]any) {
+					got = append(got, string(a.([]byte)))
+				}
+			}
+			if !slices.Equal(got, tc.logged) {
+				t.Errorf("%s: %s logged as %q, want %q", c.Addr(), quoteCommand(tc.args), got, tc.logged)
+			}
+		}
+	}
+}
