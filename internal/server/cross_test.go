@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -378,6 +379,58 @@ func TestCrossSaveLeavesSortedintsOut(t *testing.T) {
 					t.Errorf("Redis loaded keys %q, want %q", got, tc.keys)
 				}
 			})
+		}
+	}
+}
+
+// A replica applies the master's SETBIT, BITFIELD, SETRANGE and APPEND
+// whatever its own proto-max-bulk-len, as Redis's mustObeyClient exempts
+// the master client from the limit; its own clients still get the error.
+func TestCrossReplicaIgnoresProtoMaxBulkLenForMaster(t *testing.T) {
+	master := startRedisOn(t, t.TempDir())
+	_, port, _ := net.SplitHostPort(master.Addr())
+	ts := startServer(t, "dir", t.TempDir(), "proto-max-bulk-len", "1mb")
+	c := redistest.Dial(t, ts.addr)
+	mustDo(t, master, "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	mustDo(t, c, "REPLICAOF", "127.0.0.1", port)
+	// The writes come through the command stream, not the initial sync.
+	waitInSync(t, master, c)
+	const past = 1<<20 + 5000 // beyond the replica's limit
+	writes := [][]any{
+		{"SETBIT", "bit", past * 8, 1},
+		{"BITFIELD", "field", "SET", "u8", past * 8, 255},
+		{"SETRANGE", "range", past, "tail"},
+		{"SET", "app", strings.Repeat("a", 1<<20-10)},
+		{"APPEND", "app", strings.Repeat("b", 100)},
+	}
+	for _, w := range writes {
+		mustDo(t, master, w...)
+	}
+	waitInSync(t, master, c)
+	for _, k := range []string{"bit", "field", "range", "app"} {
+		want := mustDo(t, master, "STRLEN", k)
+		if got := mustDo(t, c, "STRLEN", k); got != want {
+			t.Errorf("STRLEN %s: replica %v, master %v", k, got, want)
+		}
+		if a, b := mustDo(t, master, "BITCOUNT", k), mustDo(t, c, "BITCOUNT", k); a != b {
+			t.Errorf("BITCOUNT %s: replica %v, master %v", k, b, a)
+		}
+	}
+	// The replica's own clients are held to its limit.
+	mustDo(t, c, "REPLICAOF", "NO", "ONE")
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"SETBIT", "x", past * 8, 1}, "ERR bit offset is not an integer or out of range"},
+		{[]any{"SETRANGE", "x", past, "y"}, "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
+		{[]any{"APPEND", "app", "y"}, "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
+	} {
+		for i, a := range tc.args {
+			tc.args[i] = fmt.Sprint(a)
+		}
+		if _, err := c.Do(tc.args...); err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%v on the promoted replica: %v, want %q", tc.args, err, tc.want)
 		}
 	}
 }
