@@ -434,3 +434,44 @@ func TestCrossReplicaIgnoresProtoMaxBulkLenForMaster(t *testing.T) {
 		}
 	}
 }
+
+// A Redis master propagates XADD and XTRIM with "~" rewritten to "=" and
+// the exact threshold, keeping any LIMIT: the replica trims to it, as
+// Redis does for a client it must obey, instead of refusing "LIMIT
+// without ~" and losing the entries.
+func TestCrossReplicaStreamTrimWithLimit(t *testing.T) {
+	master := startRedisOn(t, t.TempDir())
+	mustDo(t, master, "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	mustDo(t, master, "CONFIG", "SET", "stream-node-max-entries", "10")
+	_, port, _ := net.SplitHostPort(master.Addr())
+	ts := startServer(t, "dir", t.TempDir())
+	c := redistest.Dial(t, ts.addr)
+	mustDo(t, c, "REPLICAOF", "127.0.0.1", port)
+	waitInSync(t, master, c)
+	tests := []struct {
+		key    string
+		writes func(i int) []any
+		trim   []any
+	}{
+		{"maxlen", func(i int) []any { return []any{"XADD", "maxlen", "MAXLEN", "~", 20, "LIMIT", 10, "*", "i", i} },
+			[]any{"XTRIM", "maxlen", "MAXLEN", "~", 5, "LIMIT", 10}},
+		{"minid", func(i int) []any {
+			return []any{"XADD", "minid", "MINID", "~", i * 2, "LIMIT", 10, fmt.Sprintf("%d-1", i+1), "i", i}
+		}, []any{"XTRIM", "minid", "MINID", "~", 90, "LIMIT", 10}},
+		{"nolimit", func(i int) []any { return []any{"XADD", "nolimit", "MAXLEN", "~", 15, "*", "i", i} },
+			[]any{"XTRIM", "nolimit", "MAXLEN", "=", 7}},
+	}
+	for _, tc := range tests {
+		for i := range 100 {
+			mustDo(t, master, tc.writes(i)...)
+		}
+		mustDo(t, master, tc.trim...)
+	}
+	waitInSync(t, master, c)
+	for _, tc := range tests {
+		want := mustRaw(t, master, "XRANGE", tc.key, "-", "+")
+		if got := mustRaw(t, c, "XRANGE", tc.key, "-", "+"); !bytes.Equal(got, want) {
+			t.Errorf("%s: replica XRANGE %.200q, master %.200q", tc.key, got, want)
+		}
+	}
+}
