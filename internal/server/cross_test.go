@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/config"
 	"github.com/cairndb/cairn/internal/engine"
+	"github.com/cairndb/cairn/internal/rdb"
 	"github.com/cairndb/cairn/internal/redistest"
 	"github.com/cairndb/cairn/internal/store"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -474,4 +475,93 @@ func TestCrossReplicaStreamTrimWithLimit(t *testing.T) {
 			t.Errorf("%s: replica XRANGE %.200q, master %.200q", tc.key, got, want)
 		}
 	}
+}
+
+// Fragmented strings (above 16 KiB, and sparse bitmaps) and streams with
+// groups cross to a real Redis and back: MIGRATE both ways, DUMP/RESTORE
+// both ways, and SAVE loaded by redis-server, each keeping the value (as
+// its decoded DUMP) and the deadline.
+func TestCrossFragmentsAndStreamsWithRedis(t *testing.T) {
+	if !redisInstalled() {
+		t.Skip("redis-server is not installed")
+	}
+	dir := t.TempDir()
+	ts := startServer(t, "dir", dir)
+	c := redistest.Dial(t, ts.addr)
+	seed := [][]any{
+		{"SET", "big", strings.Repeat("xy", 12000)},
+		{"SETRANGE", "big", 40000, "tail"},
+		{"SETBIT", "sparse", 3000000, 1},
+		{"SETBIT", "sparse", 5, 1},
+		{"SET", "zeros", strings.Repeat("\x00", 30000)},
+		{"SET", "ttlbig", strings.Repeat("t", 20000), "PX", 900000},
+		{"XADD", "st", "1-1", "a", "1"},
+		{"XADD", "st", "2-1", "b", "2"},
+		{"XADD", "st", "3-1", "c", strings.Repeat("v", 20000)},
+		{"XGROUP", "CREATE", "st", "g", "0"},
+		{"XGROUP", "CREATE", "st", "g2", "$", "ENTRIESREAD", 3},
+		{"XREADGROUP", "GROUP", "g", "alice", "COUNT", 2, "STREAMS", "st", ">"},
+		{"XACK", "st", "g", "1-1"},
+		{"XDEL", "st", "1-1"},
+	}
+	for _, a := range seed {
+		mustDo(t, c, a...)
+	}
+	keys := []string{"big", "sparse", "zeros", "ttlbig", "st"}
+	type state struct {
+		value    rdb.Object
+		deadline int64
+	}
+	snapshot := func(conn *redistest.Conn) map[string]state {
+		out := map[string]state{}
+		for _, k := range keys {
+			d, ok := mustDo(t, conn, "DUMP", k).([]byte)
+			if !ok {
+				t.Fatalf("%s: no key %s", conn.Addr(), k)
+			}
+			out[k] = state{normalizedDump(t, d), mustDo(t, conn, "PEXPIRETIME", k).(int64)}
+		}
+		return out
+	}
+	compare := func(what string, want, got map[string]state) {
+		t.Helper()
+		for _, k := range keys {
+			w, g := want[k], got[k]
+			if !reflect.DeepEqual(w.value, g.value) {
+				t.Errorf("%s: %s differs", what, k)
+			}
+			if (w.deadline < 0) != (g.deadline < 0) || w.deadline-g.deadline > 1000 || g.deadline-w.deadline > 1000 {
+				t.Errorf("%s: %s deadline %d, want %d", what, k, g.deadline, w.deadline)
+			}
+		}
+	}
+	want := snapshot(c)
+
+	mustDo(t, c, "SAVE")
+	saved := startRedisOn(t, dir)
+	compare("SAVE loaded by redis-server", want, snapshot(saved))
+
+	r := redistest.Start(t)
+	h, p := hostPort(t, r.Addr())
+	if got := string(mustRaw(t, c, append([]string{"MIGRATE", h, p, "", "0", "5000", "KEYS"}, keys...)...)); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE to Redis = %q", got)
+	}
+	compare("MIGRATE to Redis", want, snapshot(r))
+	h, p = hostPort(t, ts.addr)
+	if got := string(mustRaw(t, r, append([]string{"MIGRATE", h, p, "", "0", "5000", "KEYS"}, keys...)...)); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE from Redis = %q", got)
+	}
+	compare("MIGRATE from Redis", want, snapshot(c))
+
+	// DUMP/RESTORE both ways.
+	for _, k := range keys {
+		ttl := mustDo(t, c, "PTTL", k).(int64)
+		mustDo(t, r, "RESTORE", k, max(ttl, 0), mustDo(t, c, "DUMP", k).([]byte))
+	}
+	compare("RESTORE in Redis of Cairn's DUMP", want, snapshot(r))
+	for _, k := range keys {
+		ttl := mustDo(t, r, "PTTL", k).(int64)
+		mustDo(t, c, "RESTORE", k, max(ttl, 0), mustDo(t, r, "DUMP", k).([]byte), "REPLACE")
+	}
+	compare("RESTORE in Cairn of Redis's DUMP", want, snapshot(c))
 }
