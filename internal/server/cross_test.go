@@ -159,6 +159,15 @@ func TestCrossConfigRewriteUsers(t *testing.T) {
 			},
 		},
 		{
+			name: "selectors",
+			file: "port 0\n",
+			acl:  [][]any{{"ACL", "SETUSER", "sel", "on", "nopass", "~a*", "+get", "(~b* +set)", "(%R~c* +@read)"}},
+			users: []string{
+				"user default on nopass sanitize-payload ~* &* +@all",
+				"user sel on nopass sanitize-payload ~a* resetchannels -@all +get (~b* resetchannels -@all +set) (%R~c* resetchannels -@all +@read)",
+			},
+		},
+		{
 			name:  "no users configured",
 			file:  "timeout 5\n",
 			acl:   [][]any{{"ACL", "SETUSER", "default", "resetkeys", "~k*"}},
