@@ -32,6 +32,7 @@ func (t *Table) Rename(old, newName string) error {
 	delete(t.cmds, string(oldKey))
 	if newName == "" {
 		t.sorted = slices.DeleteFunc(t.sorted, func(s *Spec) bool { return s == spec })
+		t.disabled = append(t.disabled, spec)
 		return nil
 	}
 	var nbuf [maxNameLen]byte

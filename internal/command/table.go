@@ -32,6 +32,8 @@ type Table struct {
 	// subs holds every subcommand under its full name ("config|get").
 	subs   map[string]*Spec
 	sorted []*Spec
+	// disabled are the commands rename-command took every name from.
+	disabled []*Spec
 }
 
 // NewTable returns an empty table.
@@ -245,6 +247,16 @@ func lowerInto(buf *[maxNameLen]byte, name []byte) ([]byte, bool) {
 // caller's; the specs are shared.
 func (t *Table) All() []*Spec {
 	return slices.Clone(t.sorted)
+}
+
+// Original returns every top-level command sorted by name, those that
+// rename-command disabled included: the commands ACL rules may name, as
+// Redis's orig_commands (so "-flushall" still parses when FLUSHALL is
+// renamed to "").
+func (t *Table) Original() []*Spec {
+	out := slices.Concat(t.sorted, t.disabled)
+	slices.SortFunc(out, func(a, b *Spec) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // List returns what COMMAND LIST answers without a filter: every command in

@@ -48,7 +48,19 @@ var allowEmpty = map[string]bool{
 // points to is rewritten and the link stays; and the file keeps its
 // permissions (a file holding requirepass may be readable by its owner
 // only), a new one getting 0644.
-func (c *Config) Rewrite(path string) error {
+func (c *Config) Rewrite(path string) error { return c.rewrite(path, nil, false) }
+
+// RewriteUsers is Rewrite with the live ACL users, each a line as ACL LIST
+// shows it ("user NAME RULES..."), as Redis's rewriteConfigUserOption
+// writes them: they replace the file's user lines (in place as far as
+// these go, the rest appended), so that users made or changed by ACL
+// SETUSER survive a restart. With an aclfile the users live there, and the
+// file's user lines are removed.
+func (c *Config) RewriteUsers(path string, users []string) error {
+	return c.rewrite(path, users, true)
+}
+
+func (c *Config) rewrite(path string, users []string, withUsers bool) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -60,7 +72,18 @@ func (c *Config) Rewrite(path string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rewriteError(err)
 	}
-	if err := writeAtomically(path, []byte(c.rewriteText(string(old))), perm); err != nil {
+	text := c.rewriteTextWith(string(old), func(st *rewriteState) {
+		if !withUsers {
+			return
+		}
+		if c.ACLFile() == "" {
+			for _, u := range users {
+				st.line("user", u, true)
+			}
+		}
+		st.processed["user"] = true
+	})
+	if err := writeAtomically(path, []byte(text), perm); err != nil {
 		return rewriteError(err)
 	}
 	return nil
@@ -87,7 +110,11 @@ type rewriteState struct {
 }
 
 // rewriteText returns what CONFIG REWRITE makes of a file holding old.
-func (c *Config) rewriteText(old string) string {
+func (c *Config) rewriteText(old string) string { return c.rewriteTextWith(old, nil) }
+
+// rewriteTextWith is rewriteText where more, when not nil, writes the
+// lines the settings do not hold (the users).
+func (c *Config) rewriteTextWith(old string, more func(*rewriteState)) string {
 	st := &rewriteState{free: make(map[string][]int), processed: make(map[string]bool), needSignature: true}
 	if old != "" {
 		// A final newline ends the last line rather than starting an
@@ -102,6 +129,9 @@ func (c *Config) rewriteText(old string) string {
 		c.rewriteSetting(st, s, s.load(c))
 	}
 	c.mu.RUnlock()
+	if more != nil {
+		more(st)
+	}
 	// Lines of a rewritten setting that were not reused are blanked.
 	for name, idx := range st.free {
 		if st.processed[name] {
@@ -219,6 +249,14 @@ func (c *Config) rewriteSetting(st *rewriteState, s *setting, v value) {
 			words = `""`
 		}
 		st.line(name, name+" "+words, true)
+	case name == "replicaof":
+		// Redis's rewriteConfigReplicaOfOption: a master has its
+		// replicaof lines removed, a replica gets "replicaof host port".
+		if len(v.list) == 0 {
+			st.processed[name] = true
+			return
+		}
+		st.line(name, name+" "+strings.Join(v.list, " "), true)
 	case name == "save":
 		// Redis always writes its save lines, because its default
 		// schedule is not empty; Cairn's is, and like any default it is

@@ -22,7 +22,7 @@ type aclState struct {
 // initACL numbers the registered commands for ACL and creates the default
 // user from requirepass; LoadUsers adds the configured users.
 func (s *Server) initACL() {
-	cat := acl.NewCatalog(s.table.All())
+	cat := acl.NewCatalog(s.table.Original())
 	for spec, e := range s.handlers {
 		e.aclCmd = cat.BySpec(spec)
 	}

@@ -288,7 +288,26 @@ var commandArgs = map[string]string{
 // variableKeyFlags are the per-call key flags of the commands whose key
 // spec is flagged variable_flags, for COMMAND GETKEYSANDFLAGS.
 var variableKeyFlags = map[string]func(args [][]byte, spec int) command.KeyFlag{
-	"set": setKeyFlags,
+	"set":      setKeyFlags,
+	"bitfield": bitfieldKeyFlags,
+}
+
+// bitfieldKeyFlags is how BITFIELD uses its key, as Redis's
+// bitfieldGetKeys says: only read when every operation is a GET (OVERFLOW
+// aside), else read and written; a malformed operation counts as a write.
+func bitfieldKeyFlags(args [][]byte, _ int) command.KeyFlag {
+	for i := 2; i < len(args); i++ {
+		rest := len(args) - i - 1
+		switch {
+		case optIs(args[i], "GET") && rest >= 2:
+			i += 2
+		case optIs(args[i], "OVERFLOW") && rest >= 1:
+			i++
+		default:
+			return command.KeyRW | command.KeyAccess | command.KeyUpdate
+		}
+	}
+	return command.KeyRO | command.KeyAccess
 }
 
 // setKeyFlags is how SET uses its key, as Redis's setGetKeys says: read

@@ -57,7 +57,7 @@ func (x *ctx) bitOffset(arg []byte, hash bool, width int) (uint64, bool) {
 		// names another bit, as in Redis.
 		n *= int64(width)
 	}
-	if !ok || n < 0 || n>>3 >= x.srv.cfg.ProtoMaxBulkLen() {
+	if !ok || n < 0 || n>>3 >= x.maxStringLen() {
 		x.errorReply(errBitOffset)
 		return 0, false
 	}

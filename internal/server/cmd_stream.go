@@ -292,6 +292,14 @@ func (x *ctx) checkTrim(t *store.StreamTrim, xadd, approx, limitGiven bool) bool
 	case !xadd && t.Strategy == store.TrimNone:
 		x.errorReply("ERR syntax error, XTRIM must be called with a trimming strategy")
 		return false
+	case x.srv.isMasterClient(x.cl):
+		// The master rewrote ~ to = with the exact threshold and left
+		// any LIMIT: a replica trims to it without a limit, as Redis
+		// does for a client it must obey.
+		t.Limit = 0
+		if approx {
+			t.Node = x.srv.cfg.StreamNodeMaxEntries()
+		}
 	case limitGiven && !approx:
 		x.errorReply("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false

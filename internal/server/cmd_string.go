@@ -317,7 +317,7 @@ func cmdMSetNX(x *ctx) {
 }
 
 func cmdAppend(x *ctx) {
-	n, err := x.tx.Append(x.db(), x.arg(1), x.arg(2), x.srv.cfg.ProtoMaxBulkLen())
+	n, err := x.tx.Append(x.db(), x.arg(1), x.arg(2), x.maxStringLen())
 	if err == nil {
 		x.notify(notify.String, "append", x.arg(1))
 	}
@@ -405,7 +405,7 @@ func cmdSetRange(x *ctx) {
 		x.errorReply(string(store.ErrOffsetRange))
 		return
 	}
-	n, err := x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.srv.cfg.ProtoMaxBulkLen())
+	n, err := x.tx.SetRange(x.db(), x.arg(1), off, x.arg(3), x.maxStringLen())
 	if err == nil && len(x.arg(3)) > 0 {
 		x.notify(notify.String, "setrange", x.arg(1))
 	}

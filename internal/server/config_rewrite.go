@@ -8,7 +8,7 @@ func cmdConfigRewrite(x *ctx) {
 		x.errorReply("ERR The server is running without a config file")
 		return
 	}
-	if err := x.srv.cfg.Rewrite(x.srv.configFile); err != nil {
+	if err := x.srv.cfg.RewriteUsers(x.srv.configFile, x.srv.acl.users.List()); err != nil {
 		x.srv.log.Warn("CONFIG REWRITE failed", "err", err)
 		x.errorReply("ERR Rewriting config file: " + err.Error())
 		return

@@ -68,10 +68,10 @@ var redacted = []byte("(redacted)")
 // (upper case, for optIs).
 var sensitiveConfigs = []string{"REQUIREPASS", "MASTERAUTH", "TLS-KEY-FILE-PASS", "TLS-CLIENT-KEY-FILE-PASS"}
 
-// loggedArgs returns args as the slow log and monitors show them: AUTH's
-// and HELLO AUTH's credentials and sensitive CONFIG SET values redacted, as
-// Redis's redactClientCommandArgument does. It copies the slice only when
-// it redacts something.
+// loggedArgs returns args as the slow log and monitors show them: AUTH's,
+// HELLO AUTH's and MIGRATE AUTH/AUTH2's credentials and sensitive CONFIG
+// SET values redacted, as Redis's redactClientCommandArgument does. It
+// copies the slice only when it redacts something.
 func loggedArgs(spec *command.Spec, args [][]byte) [][]byte {
 	var redact []int
 	switch spec.Name {
@@ -92,6 +92,24 @@ func loggedArgs(spec *command.Spec, args [][]byte) [][]byte {
 				j += 2
 			case optIs(args[j], "SETNAME") && more >= 1:
 				j++
+			}
+		}
+	case "migrate":
+		// The target's password (AUTH) or user and password (AUTH2),
+		// as migrateCommand redacts them while it reads its options,
+		// up to KEYS or a syntax error.
+		for j := 6; j < len(args); j++ {
+			more := len(args) - 1 - j
+			switch {
+			case optIs(args[j], "COPY"), optIs(args[j], "REPLACE"):
+			case optIs(args[j], "AUTH") && more >= 1:
+				redact = append(redact, j+1)
+				j++
+			case optIs(args[j], "AUTH2") && more >= 2:
+				redact = append(redact, j+1, j+2)
+				j += 2
+			default:
+				j = len(args)
 			}
 		}
 	case "acl|setuser":

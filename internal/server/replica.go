@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -193,6 +194,17 @@ func (s *Server) replicaRefusesWrite(c *client) bool {
 // pipelined writes commit when the stream pauses (replHost.Sync), not
 // per command.
 func (s *Server) isMasterClient(c *client) bool { return c == s.repl.master.Load() }
+
+// maxStringLen is the longest string a command may make or address
+// (SETBIT and BITFIELD offsets, SETRANGE, APPEND): proto-max-bulk-len,
+// except for the master's stream, which a replica applies whatever its own
+// limit, as Redis's mustObeyClient exempts the master client.
+func (x *ctx) maxStringLen() int64 {
+	if x.srv.isMasterClient(x.cl) {
+		return math.MaxInt64
+	}
+	return x.srv.cfg.ProtoMaxBulkLen()
+}
 
 // replHost is the server as package replication sees it. Its methods are
 // called from the replication goroutine only.
