@@ -45,3 +45,23 @@ func (tx *Tx) RewriteString(db int, key, value []byte) error {
 	}
 	return tx.updateString(db, key, expire, value, encoding.ReprRaw)
 }
+
+// RewriteStringFragmented is RewriteString for a value kept in fragments
+// of 1<<shift bytes whatever its length (a dense HyperLogLog), so that a
+// later change through OpenString writes only the fragments it touches.
+// An empty value, or a shift out of encoding's bounds, is written as
+// RewriteString writes it.
+func (tx *Tx) RewriteStringFragmented(db int, key, value []byte, shift uint8) error {
+	if len(value) == 0 || shift < encoding.MinFragShift || shift > encoding.MaxFragShift {
+		return tx.RewriteString(db, key, value)
+	}
+	m, ok, err := tx.meta(db, key)
+	if err != nil {
+		return err
+	}
+	var expire int64
+	if ok {
+		expire = m.ExpireMs
+	}
+	return tx.putFragments(db, key, &encoding.Meta{Type: encoding.TypeString, ExpireMs: expire}, value, shift)
+}
