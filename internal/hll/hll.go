@@ -500,36 +500,13 @@ func Describe(b []byte) string {
 	return sb.String()
 }
 
-// ValidHeader is IsHLL judged from the first HeaderSize bytes of a string
-// of length n, for a caller that reads a dense HLL a few bytes at a time.
-func ValidHeader(hdr []byte, n int64) bool {
-	if n < HeaderSize || len(hdr) < HeaderSize || string(hdr[:4]) != "HYLL" || hdr[4] > Sparse {
-		return false
+// Raises reports whether adding ele to b would raise a register: false
+// only when b is dense and ele's register already holds its count (a
+// sparse b is not searched). b must pass IsHLL.
+func Raises(b, ele []byte) bool {
+	if b[4] != Dense {
+		return true
 	}
-	return hdr[4] != Dense || n == DenseSize
-}
-
-// Position returns the register ele hashes to and the count PFADD raises
-// it to.
-func Position(ele []byte) (int, uint8) { return patLen(ele) }
-
-// RegisterOffset is the offset, within a dense HLL, of the first of the
-// two bytes (the second may lie past the end) holding register i.
-func RegisterOffset(i int) int64 { return int64(HeaderSize + i*Bits/8) }
-
-// RegisterIn returns register i from p, the two bytes at RegisterOffset(i)
-// (a byte past the end of the HLL reads as zero).
-func RegisterIn(p *[2]byte, i int) uint8 {
-	fb := uint(i * Bits & 7)
-	return uint8((uint(p[0])>>fb | uint(p[1])<<(8-fb)) & regMax)
-}
-
-// SetRegisterIn sets register i to v in p, the two bytes at
-// RegisterOffset(i).
-func SetRegisterIn(p *[2]byte, i int, v uint8) {
-	fb := uint(i * Bits & 7)
-	p[0] &^= byte(regMax << fb)
-	p[0] |= byte(uint(v) << fb)
-	p[1] &^= byte(regMax >> (8 - fb))
-	p[1] |= byte(uint(v) >> (8 - fb))
+	idx, n := patLen(ele)
+	return n > denseGet(b[HeaderSize:], idx)
 }

@@ -214,37 +214,3 @@ func FuzzHLL(f *testing.F) {
 		}
 	})
 }
-
-// TestRegisterIn checks the two-byte register accessors against the dense
-// encoding's own, for every register.
-func TestRegisterIn(t *testing.T) {
-	d, err := ToDense(New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < Registers; i++ {
-		v := uint8(i%regMax + 1)
-		off := RegisterOffset(i)
-		var p [2]byte
-		copy(p[:], d[off:])
-		if got := RegisterIn(&p, i); got != 0 {
-			t.Fatalf("register %d reads %d before it is set", i, got)
-		}
-		SetRegisterIn(&p, i, v)
-		n := copy(d[off:], p[:])
-		if n == 1 && p[1] != 0 {
-			t.Fatalf("register %d spills past the end", i)
-		}
-		if got := Register(d, i); got != v {
-			t.Fatalf("register %d = %d after SetRegisterIn(%d)", i, got, v)
-		}
-		if got := RegisterIn(&p, i); got != v {
-			t.Fatalf("RegisterIn(%d) = %d, want %d", i, got, v)
-		}
-	}
-	for i := 0; i < Registers; i++ {
-		if got, want := Register(d, i), uint8(i%regMax+1); got != want {
-			t.Fatalf("register %d = %d, want %d (a neighbour's write clobbered it)", i, got, want)
-		}
-	}
-}

@@ -2,13 +2,12 @@ package server
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
-	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/hll"
 	"github.com/cairndb/cairn/internal/notify"
-	"github.com/cairndb/cairn/internal/store"
 )
 
 // The HyperLogLog commands. An HLL is a Redis string holding Redis's own
@@ -56,7 +55,17 @@ func hllCommands() []cmdEntry {
 // replies and returns ok false when the key is not a string or the string
 // is not an HLL.
 func (x *ctx) loadHLL(key []byte, counted bool) (b []byte, found, ok bool) {
-	b, found, err := x.tx.LookupString(x.db(), key, counted)
+	return x.readHLL(key, counted, x.tx.LookupString)
+}
+
+// peekHLL is loadHLL for a reader that does not change b: b is valid only
+// until the next store call.
+func (x *ctx) peekHLL(key []byte, counted bool) (b []byte, found, ok bool) {
+	return x.readHLL(key, counted, x.tx.PeekString)
+}
+
+func (x *ctx) readHLL(key []byte, counted bool, lookup func(int, []byte, bool) ([]byte, bool, error)) (b []byte, found, ok bool) {
+	b, found, err := lookup(x.db(), key, counted)
 	if err != nil {
 		x.storeError(err)
 		return nil, false, false
@@ -74,132 +83,31 @@ func (x *ctx) loadHLL(key []byte, counted bool) (b []byte, found, ok bool) {
 	return b, true, true
 }
 
-// hllFragShift is log2 of the fragment size a dense HLL is stored in:
-// it is a 12 KiB string, below the store's threshold for fragments, but a
-// PFADD changes a few of its registers, so it is kept in 256-byte
-// fragments and a PFADD writes the few it changes (with the first, which
-// holds the header's cached cardinality) rather than all 12 KiB, and a
-// PFCOUNT with a valid cache reads only the first.
-const hllFragShift = 8
-
-// saveHLL writes b back to key, keeping its deadline: a dense HLL in
-// fragments, a sparse one inline.
+// saveHLL writes b back to key, keeping its deadline.
 func (x *ctx) saveHLL(key, b []byte) bool {
-	var err error
-	if len(b) == hll.DenseSize && b[4] == hll.Dense {
-		err = x.tx.RewriteStringFragmented(x.db(), key, b, hllFragShift)
-	} else {
-		err = x.tx.RewriteString(x.db(), key, b)
-	}
-	if err != nil {
+	if err := x.tx.RewriteString(x.db(), key, b); err != nil {
 		x.storeError(err)
 		return false
 	}
 	return true
 }
 
-// openHLL opens key's string for reading or changing it in place and
-// reads its header. counted is as for loadHLL. It replies and returns ok
-// false when the key is not a string or the string is not an HLL; an
-// absent key is found false.
-func (x *ctx) openHLL(key []byte, counted bool) (sv *store.StringValue, hdr [hll.HeaderSize]byte, found, ok bool) {
-	sv, err := x.tx.OpenString(x.db(), key, counted)
-	if err != nil {
-		x.storeError(err)
-		return nil, hdr, false, false
-	}
-	if !sv.Exists() {
-		if counted {
-			x.missed(key)
-		}
-		return sv, hdr, false, true
-	}
-	if err := sv.ReadAt(hdr[:], 0); err != nil {
-		x.storeError(err)
-		return nil, hdr, false, false
-	}
-	if !hll.ValidHeader(hdr[:], sv.Len()) {
-		x.errorReply(errNotHLL)
-		return nil, hdr, false, false
-	}
-	return sv, hdr, true, true
-}
-
-// pfaddDense is PFADD into the dense HLL open in sv: it reads and writes
-// only the bytes of the registers the elements fall in (and the header's
-// stale bit), so a fragmented HLL costs the fragments touched. It returns
-// whether a register changed.
-func (x *ctx) pfaddDense(sv *store.StringValue, hdr *[hll.HeaderSize]byte) (bool, error) {
-	updated := false
-	elems := x.args[2:]
-	offs := make([]int64, len(elems))
-	for i, ele := range elems {
-		idx, _ := hll.Position(ele)
-		offs[i] = hll.RegisterOffset(idx)
-	}
-	if err := sv.Prefetch(offs); err != nil {
-		return false, err
-	}
-	for _, ele := range elems {
-		idx, count := hll.Position(ele)
-		off := hll.RegisterOffset(idx)
-		var p [2]byte
-		n := min(int64(len(p)), sv.Len()-off)
-		if err := sv.ReadAt(p[:n], off); err != nil {
-			return false, err
-		}
-		if count <= hll.RegisterIn(&p, idx) {
-			continue
-		}
-		if !updated {
-			// Later writes go to 256-byte fragments.
-			sv.Fragment(hllFragShift)
-			updated = true
-		}
-		hll.SetRegisterIn(&p, idx, count)
-		if err := sv.WriteAt(p[:n], off); err != nil {
-			return false, err
-		}
-	}
-	if updated && hdr[15]&0x80 == 0 {
-		hll.Invalidate(hdr[:])
-		if err := sv.WriteAt(hdr[15:], 15); err != nil {
-			return false, err
-		}
-	}
-	return updated, nil
-}
-
 func (x *ctx) sparseMax() int64 { return x.srv.cfg.HLLSparseMaxBytes() }
 
 func cmdPFAdd(x *ctx) {
 	key := x.arg(1)
-	sv, hdr, found, ok := x.openHLL(key, false)
+	// Elements that raise no register of a dense HLL change nothing:
+	// the value is looked at in place, not copied, and not written.
+	b, found, ok := x.peekHLL(key, false)
 	if !ok {
 		return
 	}
-	if found && hdr[4] == hll.Dense {
-		updated, err := x.pfaddDense(sv, &hdr)
-		if err == nil && updated {
-			err = sv.Save(encoding.ReprRaw)
-		}
-		if err != nil {
-			x.storeError(err)
-			return
-		}
-		if updated {
-			x.notify(notify.String, "pfadd", key)
-		}
-		x.w.Int(boolInt(updated))
+	if found && !slices.ContainsFunc(x.args[2:], func(ele []byte) bool { return hll.Raises(b, ele) }) {
+		x.w.Int(0)
 		return
 	}
-	var b []byte
-	if found {
-		var err error
-		if b, err = sv.Bytes(); err != nil {
-			x.storeError(err)
-			return
-		}
+	if b, found, ok = x.loadHLL(key, false); !ok {
+		return
 	}
 	updated := !found
 	if !found {
@@ -249,8 +157,8 @@ func cmdPFCount(x *ctx) {
 		return
 	}
 	key := x.arg(1)
-	// A valid cached cardinality needs only the header.
-	sv, hdr, found, ok := x.openHLL(key, true)
+	// A valid cached cardinality is read without copying the value.
+	b, found, ok := x.peekHLL(key, true)
 	if !ok {
 		return
 	}
@@ -258,29 +166,19 @@ func cmdPFCount(x *ctx) {
 		x.w.Int(0)
 		return
 	}
-	card, valid := hll.Cached(hdr[:])
+	card, valid := hll.Cached(b)
 	if !valid {
-		b, err := sv.Bytes()
-		if err != nil {
-			x.storeError(err)
-			return
-		}
+		var err error
 		if card, err = hll.Count(b); err != nil {
 			x.errorReply(errCorruptHLL)
 			return
 		}
-		hll.SetCache(hdr[:], card)
-		// Only the cache changes: the header's last 8 bytes are
-		// written back. A read-only script cannot write: Redis would
-		// update its cache, Cairn recomputes it next time.
-		if x.tx.Writable() {
-			if err := sv.WriteAt(hdr[8:], 8); err == nil {
-				err = sv.Save(encoding.ReprRaw)
-			}
-			if err != nil {
-				x.storeError(err)
-				return
-			}
+		b = append([]byte(nil), b...)
+		hll.SetCache(b, card)
+		// A read-only script cannot write: Redis would update its
+		// cache, Cairn recomputes it next time.
+		if x.tx.Writable() && !x.saveHLL(key, b) {
+			return
 		}
 	}
 	x.w.Int(int64(card))

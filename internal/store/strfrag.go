@@ -261,53 +261,6 @@ func (sv *StringValue) scanMerged(first, last uint64, fn func(i uint64, f []byte
 	return nil
 }
 
-// Prefetch reads into the cache, through one iterator, the fragments
-// holding the bytes at offs (each with the byte after it), so that a
-// caller about to read and write a few scattered bytes (PFADD's
-// registers) pays one seek per fragment rather than one lookup each.
-// Offsets past the end are ignored.
-func (sv *StringValue) Prefetch(offs []int64) error {
-	if !sv.inEngine() {
-		return nil
-	}
-	var idx []uint64
-	for _, off := range offs {
-		for _, o := range [2]int64{off, off + 1} {
-			if o < 0 || o >= sv.length {
-				continue
-			}
-			i := uint64(o >> sv.shift)
-			if _, ok := sv.frag[i]; !ok {
-				idx = append(idx, i)
-			}
-		}
-	}
-	if len(idx) < 2 {
-		return nil
-	}
-	slices.Sort(idx)
-	idx = slices.Compact(idx)
-	p := sv.prefix(sv.m.Version)
-	lo := encoding.AppendFragmentKey(nil, p, idx[0])
-	it, err := sv.tx.r.NewIter(lo, encoding.AppendFragmentKey(nil, p, idx[len(idx)-1]+1))
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for _, i := range idx {
-		sv.kbuf = encoding.AppendFragmentKey(sv.kbuf[:0], p, i)
-		if !it.SeekGE(sv.kbuf) || !bytes.Equal(it.Key(), sv.kbuf) {
-			// Missing: reads as zeros.
-			sv.frag[i] = nil
-			continue
-		}
-		f := make([]byte, len(it.Value()), sv.fragSize())
-		copy(f, it.Value())
-		sv.frag[i] = f
-	}
-	return it.Error()
-}
-
 // ReadAt fills p with the bytes at off; bytes past the end read as zeros.
 func (sv *StringValue) ReadAt(p []byte, off int64) error {
 	clear(p)
@@ -344,23 +297,8 @@ func (sv *StringValue) Grow(n int64) {
 
 // toFragments moves an inline value into dirty fragments of a version to
 // be created at Save.
-func (sv *StringValue) toFragments() { sv.toFragmentsOf(encoding.FragShift) }
-
-// Fragment moves an inline value, whatever its length, into fragments of
-// 1<<shift bytes under a new version at Save, so that later writes cost
-// the fragments they touch: a dense HyperLogLog (12 KiB, below the
-// threshold) is kept so. A fragmented value, or a shift out of
-// encoding's bounds, is left as it is.
-func (sv *StringValue) Fragment(shift uint8) {
-	if sv.fragmented() || shift < encoding.MinFragShift || shift > encoding.MaxFragShift {
-		return
-	}
-	sv.toFragmentsOf(shift)
-	sv.changed = true
-}
-
-func (sv *StringValue) toFragmentsOf(shift uint8) {
-	sv.shift = shift
+func (sv *StringValue) toFragments() {
+	sv.shift = encoding.FragShift
 	sv.frag = make(map[uint64][]byte)
 	sv.dirty = make(map[uint64]bool)
 	sv.convert = true
@@ -500,13 +438,6 @@ func (tx *Tx) putString(db int, key []byte, m *encoding.Meta, value []byte) erro
 		m.Value, m.FragShift, m.Version, m.Size = value, 0, 0, 0
 		return tx.putMeta(db, key, m)
 	}
-	return tx.putFragments(db, key, m, value, encoding.FragShift)
-}
-
-// putFragments writes a whole non-empty string value in fragments of
-// 1<<shift bytes under a new version, replacing whatever the key held and
-// keeping m's deadline.
-func (tx *Tx) putFragments(db int, key []byte, m *encoding.Meta, value []byte, shift uint8) error {
 	if err := tx.checkWrite(key); err != nil {
 		return err
 	}
@@ -515,19 +446,19 @@ func (tx *Tx) putFragments(db int, key []byte, m *encoding.Meta, value []byte, s
 		return err
 	}
 	p := encoding.AppendSubKeyPrefix(nil, encoding.FamilySub, tx.s.phys(db), key, v)
-	fs := 1 << shift
+	fs := 1 << encoding.FragShift
 	k := make([]byte, 0, len(p)+8)
 	for off := 0; off < len(value); off += fs {
 		f := trimZeros(value[off:min(off+fs, len(value))])
 		if len(f) == 0 {
 			continue
 		}
-		k = encoding.AppendFragmentKey(k[:0], p, uint64(off>>shift))
+		k = encoding.AppendFragmentKey(k[:0], p, uint64(off>>encoding.FragShift))
 		if err := tx.b.Set(k, f); err != nil {
 			return err
 		}
 	}
-	*m = encoding.Meta{Type: encoding.TypeString, ExpireMs: m.ExpireMs, Version: v, Size: uint64(len(value)), FragShift: shift}
+	*m = encoding.Meta{Type: encoding.TypeString, ExpireMs: m.ExpireMs, Version: v, Size: uint64(len(value)), FragShift: encoding.FragShift}
 	return tx.putMeta(db, key, m)
 }
 
