@@ -144,7 +144,8 @@ func cmdPFCount(x *ctx) {
 	if len(x.args) > 2 {
 		var regs [hll.Registers]uint8
 		for _, key := range x.args[1:] {
-			b, found, ok := x.loadHLL(key, true)
+			// Merge only reads b, before the next lookup.
+			b, found, ok := x.peekHLL(key, true)
 			if !ok {
 				return
 			}
