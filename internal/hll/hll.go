@@ -200,10 +200,23 @@ func appendZeros(s []byte, n int) []byte {
 // ErrCorrupt. b must pass IsHLL.
 func Merge(max *[Registers]uint8, b []byte) error {
 	if b[4] == Dense {
-		regs := b[HeaderSize:]
-		for i := range max {
-			if v := denseGet(regs, i); v > max[i] {
-				max[i] = v
+		// Four 6-bit registers in each 3 bytes.
+		regs := b[HeaderSize:DenseSize]
+		for g := 0; g < Registers/4; g++ {
+			b0, b1, b2 := regs[3*g], regs[3*g+1], regs[3*g+2]
+			r := max[4*g : 4*g+4 : 4*g+4]
+			r0, r1, r2, r3 := b0&regMax, (b0>>6|b1<<2)&regMax, (b1>>4|b2<<4)&regMax, b2>>2
+			if r0 > r[0] {
+				r[0] = r0
+			}
+			if r1 > r[1] {
+				r[1] = r1
+			}
+			if r2 > r[2] {
+				r[2] = r2
+			}
+			if r3 > r[3] {
+				r[3] = r3
 			}
 		}
 		return nil
@@ -395,9 +408,14 @@ func promote(b []byte, idx int, count uint8) ([]byte, bool, error) {
 func Count(b []byte) (uint64, error) {
 	var histo [64]int
 	if b[4] == Dense {
-		regs := b[HeaderSize:]
-		for i := 0; i < Registers; i++ {
-			histo[denseGet(regs, i)]++
+		// Four 6-bit registers in each 3 bytes.
+		regs := b[HeaderSize:DenseSize]
+		for g := 0; g < Registers/4; g++ {
+			b0, b1, b2 := regs[3*g], regs[3*g+1], regs[3*g+2]
+			histo[b0&regMax]++
+			histo[(b0>>6|b1<<2)&regMax]++
+			histo[(b1>>4|b2<<4)&regMax]++
+			histo[b2>>2]++
 		}
 	} else {
 		s := b[HeaderSize:]
@@ -498,4 +516,15 @@ func Describe(b []byte) string {
 		}
 	}
 	return sb.String()
+}
+
+// Raises reports whether adding ele to b would raise a register: false
+// only when b is dense and ele's register already holds its count (a
+// sparse b is not searched). b must pass IsHLL.
+func Raises(b, ele []byte) bool {
+	if b[4] != Dense {
+		return true
+	}
+	idx, n := patLen(ele)
+	return n > denseGet(b[HeaderSize:], idx)
 }

@@ -214,3 +214,63 @@ func FuzzHLL(f *testing.F) {
 		}
 	})
 }
+
+// TestDenseGroups checks Merge's and Count's four-registers-at-a-time
+// reading of a dense HLL against denseGet, register by register, on
+// random registers of every value.
+func TestDenseGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	d, err := ToDense(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < Registers; i++ {
+		denseSet(d[HeaderSize:], i, uint8(r.IntN(regMax+1)))
+	}
+	var got [Registers]uint8
+	if err := Merge(&got, d); err != nil {
+		t.Fatal(err)
+	}
+	var histo [64]int
+	for i := 0; i < Registers; i++ {
+		v := denseGet(d[HeaderSize:], i)
+		if got[i] != v {
+			t.Fatalf("Merge: register %d = %d, want %d", i, got[i], v)
+		}
+		histo[v]++
+	}
+	card, err := Count(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := estimate(&histo); card != want {
+		t.Fatalf("Count = %d, want %d", card, want)
+	}
+}
+
+// TestRaises checks that Raises says false exactly for the elements a
+// dense HLL already counts, and true for a sparse HLL.
+func TestRaises(t *testing.T) {
+	if !Raises(New(), []byte("a")) {
+		t.Fatal("Raises on a sparse HLL = false")
+	}
+	d, err := ToDense(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		ele := []byte(strconv.Itoa(i))
+		want := Raises(d, ele)
+		nd, changed, err := Add(d, ele, 3000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = nd
+		if changed != want {
+			t.Fatalf("element %d: Raises = %v, Add changed = %v", i, want, changed)
+		}
+		if Raises(d, ele) {
+			t.Fatalf("element %d: Raises after its Add", i)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -54,7 +55,17 @@ func hllCommands() []cmdEntry {
 // replies and returns ok false when the key is not a string or the string
 // is not an HLL.
 func (x *ctx) loadHLL(key []byte, counted bool) (b []byte, found, ok bool) {
-	b, found, err := x.tx.LookupString(x.db(), key, counted)
+	return x.readHLL(key, counted, x.tx.LookupString)
+}
+
+// peekHLL is loadHLL for a reader that does not change b: b is valid only
+// until the next store call.
+func (x *ctx) peekHLL(key []byte, counted bool) (b []byte, found, ok bool) {
+	return x.readHLL(key, counted, x.tx.PeekString)
+}
+
+func (x *ctx) readHLL(key []byte, counted bool, lookup func(int, []byte, bool) ([]byte, bool, error)) (b []byte, found, ok bool) {
+	b, found, err := lookup(x.db(), key, counted)
 	if err != nil {
 		x.storeError(err)
 		return nil, false, false
@@ -85,8 +96,17 @@ func (x *ctx) sparseMax() int64 { return x.srv.cfg.HLLSparseMaxBytes() }
 
 func cmdPFAdd(x *ctx) {
 	key := x.arg(1)
-	b, found, ok := x.loadHLL(key, false)
+	// Elements that raise no register of a dense HLL change nothing:
+	// the value is looked at in place, not copied, and not written.
+	b, found, ok := x.peekHLL(key, false)
 	if !ok {
+		return
+	}
+	if found && !slices.ContainsFunc(x.args[2:], func(ele []byte) bool { return hll.Raises(b, ele) }) {
+		x.w.Int(0)
+		return
+	}
+	if b, found, ok = x.loadHLL(key, false); !ok {
 		return
 	}
 	updated := !found
@@ -124,7 +144,8 @@ func cmdPFCount(x *ctx) {
 	if len(x.args) > 2 {
 		var regs [hll.Registers]uint8
 		for _, key := range x.args[1:] {
-			b, found, ok := x.loadHLL(key, true)
+			// Merge only reads b, before the next lookup.
+			b, found, ok := x.peekHLL(key, true)
 			if !ok {
 				return
 			}
@@ -137,7 +158,8 @@ func cmdPFCount(x *ctx) {
 		return
 	}
 	key := x.arg(1)
-	b, found, ok := x.loadHLL(key, true)
+	// A valid cached cardinality is read without copying the value.
+	b, found, ok := x.peekHLL(key, true)
 	if !ok {
 		return
 	}
@@ -152,6 +174,7 @@ func cmdPFCount(x *ctx) {
 			x.errorReply(errCorruptHLL)
 			return
 		}
+		b = append([]byte(nil), b...)
 		hll.SetCache(b, card)
 		// A read-only script cannot write: Redis would update its
 		// cache, Cairn recomputes it next time.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"math"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -279,7 +280,15 @@ func cmdXReadGroup(x *ctx) {
 		history bool
 	}
 	wants := make([]want, len(r.keys))
+	// One stream read with >, the common case: XReadGroup finds the
+	// group missing itself, sparing a lookup of the group's record. With
+	// several streams, or another id whose errors come after NOGROUP's,
+	// every group is checked first, as Redis does.
+	fast := len(r.keys) == 1 && len(r.ids[0]) == 1 && r.ids[0][0] == '>'
 	for i, key := range r.keys {
+		if fast {
+			break
+		}
 		ok, err := x.tx.StreamGroupExists(x.db(), key, group)
 		if err != nil {
 			x.storeError(err)
@@ -290,7 +299,7 @@ func cmdXReadGroup(x *ctx) {
 			// Also the reply of a blocked client whose stream was deleted
 			// or group destroyed meanwhile: Redis 7.2 runs the command
 			// again (7.0 replied -UNBLOCKED to a deletion).
-			x.errorReply("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "' in XREADGROUP with GROUP option")
+			x.errorReply(noGroupRead(key, group))
 			return
 		}
 		switch a := r.ids[i]; {
@@ -316,6 +325,13 @@ func cmdXReadGroup(x *ctx) {
 	var out []servedStream
 	for i, key := range r.keys {
 		res, err := x.tx.XReadGroup(x.db(), key, group, consumer, wants[i].start, wants[i].history, r.count, noack, x.woken)
+		if fast {
+			x.keyMiss(key)
+			if errors.Is(err, store.ErrNoGroup) {
+				x.errorReply(noGroupRead(key, group))
+				return
+			}
+		}
 		if err != nil {
 			x.storeError(err)
 			return
@@ -632,4 +648,9 @@ func cmdXAutoClaim(x *ctx) {
 	for _, id := range r.Deleted {
 		x.w.Bulk(id.AppendText(nil))
 	}
+}
+
+// noGroupRead is XREADGROUP's error for a missing key or group.
+func noGroupRead(key, group []byte) string {
+	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "' in XREADGROUP with GROUP option"
 }

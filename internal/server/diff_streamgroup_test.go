@@ -76,6 +76,7 @@ func TestStreamGroupDiff(t *testing.T) {
 			// knows + (as XREAD's last entry).
 			{"XREADGROUP", "GROUP", "g", "dave", "STREAMS", "s", "bad"},
 			{"XREADGROUP", "GROUP", "nog", "dave", "STREAMS", "s", ">"},
+			{"XREADGROUP", "GROUP", "g", "dave", "STREAMS", "nokey", ">"},
 			{"XREADGROUP", "GROUP", "g", "dave", "STREAMS", "s", "nokey", ">", ">"},
 			{"XREADGROUP", "GROUP", "g", "dave", "STREAMS", "s"},
 			{"XREADGROUP", "STREAMS", "s", ">"},

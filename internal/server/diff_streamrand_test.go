@@ -113,7 +113,13 @@ func streamRandomGen(d *diffRun, seed uint64) func() {
 			}
 			d.same(append(args, "STREAMS", k, []string{">", ">", "0", id()}[rng.IntN(4)])...)
 		case 17:
-			d.same("XACK", k, g, id(), id())
+			// One to eight ids: from three on, XACK reads their
+			// pending records with one iterator.
+			args := []string{"XACK", k, g}
+			for range 1 + rng.IntN(8) {
+				args = append(args, id())
+			}
+			d.same(args...)
 		case 18:
 			d.same("XPENDING", k, g)
 		case 19:

@@ -2,12 +2,23 @@ package store
 
 import "github.com/cairndb/cairn/internal/encoding"
 
+// PeekString is LookupString for a reader that only looks: an inline
+// value is not copied, and is valid only until the Tx's next call (a
+// caller that changes it copies it first).
+func (tx *Tx) PeekString(db int, key []byte, counted bool) ([]byte, bool, error) {
+	return tx.lookupString(db, key, counted, false)
+}
+
 // LookupString returns a copy of a string key's value for a command that
 // rewrites it in place, as the HyperLogLog commands do. counted says
 // whether the lookup counts as a keyspace hit or miss, as Redis's
 // lookupKeyRead does and its lookupKeyWrite does not. A key of another
 // type is ErrWrongType.
 func (tx *Tx) LookupString(db int, key []byte, counted bool) ([]byte, bool, error) {
+	return tx.lookupString(db, key, counted, true)
+}
+
+func (tx *Tx) lookupString(db int, key []byte, counted, copied bool) ([]byte, bool, error) {
 	m, ok, err := tx.meta(db, key)
 	if err != nil {
 		return nil, false, err
@@ -29,7 +40,11 @@ func (tx *Tx) LookupString(db int, key []byte, counted bool) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	return append([]byte(nil), v...), true, nil
+	if copied && !m.Fragmented() {
+		// A fragmented value is a fresh buffer already.
+		v = append([]byte(nil), v...)
+	}
+	return v, true, nil
 }
 
 // RewriteString stores value in string key, keeping the key's deadline (a

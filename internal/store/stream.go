@@ -93,9 +93,20 @@ func (tx *Tx) openStream(db int, key []byte) (*streamState, error) {
 	return ss, nil
 }
 
-// saveStream writes the stream's metadata. An empty stream stays.
+// saveStream writes the stream's metadata, unless it is what the engine
+// holds. An empty stream stays.
 func (tx *Tx) saveStream(ss *streamState) error {
 	ss.Meta.Value = encoding.AppendStreamMeta(ss.Meta.Value[:0], ss.s)
+	if ss.Exists && ss.unchanged() {
+		// A consumer-group command (XREADGROUP, XACK, ...) changed
+		// its group's records, not the stream's: the same record is
+		// not written again. The key still counts as modified.
+		if err := tx.checkWrite(ss.key); err != nil {
+			return err
+		}
+		tx.touch(ss.db, ss.key)
+		return nil
+	}
 	if err := tx.putMeta(ss.db, ss.key, &ss.Meta); err != nil {
 		return err
 	}

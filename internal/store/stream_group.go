@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/cairndb/cairn/internal/encoding"
 )
@@ -502,6 +503,28 @@ func (tx *Tx) XAck(db int, key, group []byte, ids []StreamID) (int64, error) {
 		return 0, err
 	}
 	var n int64
+	if len(ids) >= ackScanMin {
+		// The ids in order, each once: acknowledging one twice counts
+		// it once, whatever the order.
+		ids = slices.Clone(ids)
+		slices.SortFunc(ids, StreamID.Compare)
+		ids = slices.Compact(ids)
+		pending, err := tx.pendingOf(ss, group, ids)
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range pending {
+			if err := tx.del(&ss.collection, ss.pelKey(group, r.id)); err != nil {
+				return 0, err
+			}
+			if err := tx.disown(ss, gs, r.p.Consumer, r.id); err != nil {
+				return 0, err
+			}
+			gs.g.Pending--
+			n++
+		}
+		ids = nil
+	}
 	for _, id := range ids {
 		k := ss.pelKey(group, id)
 		v, found, err := tx.get(k)
@@ -528,6 +551,76 @@ func (tx *Tx) XAck(db int, key, group []byte, ids []StreamID) (int64, error) {
 		return 0, nil
 	}
 	return n, tx.saveGroup(ss, gs)
+}
+
+// ackScanMin is the number of ids from which XACK reads their pending
+// records with one iterator rather than a lookup each: a consumer
+// acknowledges what one read gave it, consecutive records, which one
+// seek and a few steps reach.
+const ackScanMin = 3
+
+// ackSteps is how many records the iterator steps over before it seeks
+// to the next id instead.
+const ackSteps = 4
+
+// pendingRecord is an id's record in a group's pending list.
+type pendingRecord struct {
+	id StreamID
+	p  encoding.StreamPending
+}
+
+// pendingOf returns the pending records of ids (sorted, distinct) in
+// group, in order, skipping those not pending, read with one iterator.
+func (tx *Tx) pendingOf(ss *streamState, group []byte, ids []StreamID) ([]pendingRecord, error) {
+	pp := encoding.AppendStreamPELPrefix(nil, ss.Prefix(encoding.FamilySub), group)
+	lo := encoding.AppendStreamID(slices.Clip(pp), ids[0])
+	hi := encoding.PrefixEnd(pp)
+	if after, ok := ids[len(ids)-1].Next(); ok {
+		hi = encoding.AppendStreamID(slices.Clip(pp), after)
+	}
+	it, err := tx.r.NewIter(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	keyID := func() (StreamID, error) {
+		k := it.Key()
+		if len(k) != len(pp)+16 {
+			return StreamID{}, fmt.Errorf("stream %q: %w: pending key of %d bytes", ss.key, encoding.ErrCorrupt, len(k))
+		}
+		id, _ := encoding.DecodeStreamID(k[len(pp):])
+		return id, nil
+	}
+	var out []pendingRecord
+	ok := it.First()
+	for _, id := range ids {
+		for steps := 0; ok; steps++ {
+			at, err := keyID()
+			if err != nil {
+				return nil, err
+			}
+			if at.Compare(id) >= 0 {
+				break
+			}
+			if steps < ackSteps {
+				ok = it.Next()
+			} else {
+				ok = it.SeekGE(encoding.AppendStreamID(slices.Clip(pp), id))
+			}
+		}
+		if !ok {
+			break
+		}
+		if at, _ := keyID(); at != id {
+			continue
+		}
+		p, err := encoding.DecodeStreamPending(bytes.Clone(it.Value()))
+		if err != nil {
+			return nil, fmt.Errorf("stream %q: %w", ss.key, err)
+		}
+		out = append(out, pendingRecord{id, p})
+	}
+	return out, it.Error()
 }
 
 // PendingSummary is XPENDING's summary of a group.

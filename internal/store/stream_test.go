@@ -228,3 +228,70 @@ func TestStreamGroupsSurviveReopen(t *testing.T) {
 		t.Fatalf("groups after reopen: %+v", groups)
 	}
 }
+
+// TestXAckManyIDs acknowledges random sets of ids (unsorted, repeated,
+// some never delivered, some acknowledged already, spread so that the
+// pending records between them are stepped over or sought past) and
+// checks each reply and the pending lists against a model.
+func TestXAckManyIDs(t *testing.T) {
+	s, _ := openTestStore(t)
+	key, group := []byte("s"), []byte("g")
+	const n = 200
+	writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+		for i := range n {
+			if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+				return 0, err
+			}
+		}
+		if err := tx.XGroupCreate(0, key, group, StreamID{}, false, false, InvalidEntriesRead); err != nil {
+			return 0, err
+		}
+		// Two consumers, interleaved in blocks of 7.
+		for i := 0; i < n; i += 7 {
+			if _, err := tx.XReadGroup(0, key, group, []byte{'a' + byte(i/7%2)}, StreamID{}, false, 7, false, false); err != nil {
+				return 0, err
+			}
+		}
+		return 0, nil
+	})
+	pending := map[uint64]bool{}
+	for i := 1; i <= n; i++ {
+		pending[uint64(i)] = true
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 60 {
+		var ids []StreamID
+		want := int64(0)
+		seen := map[uint64]bool{}
+		for range 1 + rng.IntN(12) {
+			ms := uint64(rng.IntN(n+20) + 1)
+			if round%3 == 0 {
+				// Close together: the iterator steps.
+				ms = uint64(round*3 + rng.IntN(6) + 1)
+			}
+			ids = append(ids, StreamID{Ms: ms})
+			if pending[ms] && !seen[ms] {
+				want++
+			}
+			seen[ms] = true
+		}
+		got := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XAck(0, key, group, ids) })
+		if got != want {
+			t.Fatalf("round %d: XACK %v = %d, want %d", round, ids, got, want)
+		}
+		for ms := range seen {
+			delete(pending, ms)
+		}
+		sum := readTx(t, s, func(tx *Tx) (PendingSummary, error) { return tx.XPendingSummary(0, key, group) })
+		var perConsumer int64
+		for _, c := range sum.Consumers {
+			perConsumer += c.Pending
+		}
+		if sum.Count != int64(len(pending)) || perConsumer != sum.Count {
+			t.Fatalf("round %d: pending %d (consumers %d), want %d", round, sum.Count, perConsumer, len(pending))
+		}
+	}
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+}
