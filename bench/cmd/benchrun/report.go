@@ -253,7 +253,7 @@ func (r *results) markdown(history string) string {
 	if r.Big {
 		p(" --big")
 	}
-	p(" on %s UTC in %v. Regenerate with `bench/run` (about 10 minutes; see the README's \"Benchmarks\"). ",
+	p(" on %s UTC in %v. Regenerate with `bench/run` (about 30 minutes; see the README's \"Benchmarks\"). ",
 		r.Started.UTC().Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
 	p("Everything below is from this one run: both servers on the same machine, at the same time, over loopback.\n\n")
 	p("![Cairn/Redis throughput ratios](results.svg)\n\n")
