@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,27 +12,8 @@ import (
 // connection after the setup commands.
 func benchGenerated(b *testing.B, gen func(rng *rand.Rand) string, setup ...string) {
 	ts := startServer(b)
-	conn := ts.raw(b)
-	r := bufio.NewReader(conn)
-	send := func(cmds []string) {
-		if _, err := conn.Write([]byte(strings.Join(cmds, ""))); err != nil {
-			b.Fatal(err)
-		}
-		for range cmds {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				b.Fatal(err)
-			}
-			if line[0] == '$' && line != "$-1\r\n" {
-				if _, err := r.ReadString('\n'); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if line[0] == '-' {
-				b.Fatalf("error reply %q", line)
-			}
-		}
-	}
+	sendRaw := pipelineSender(b, ts.raw(b))
+	send := func(cmds []string) { sendRaw(strings.Join(cmds, ""), len(cmds)) }
 	for _, s := range setup {
 		send([]string{s})
 	}
