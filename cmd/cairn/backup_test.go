@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,42 +203,6 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	}
 }
 
-// startRedisOnFile runs the real redis-server on dir/name and connects.
-func startRedisOnFile(t *testing.T, dir, name string) *redistest.Conn {
-	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed")
-	}
-	port := freePort(t)
-	var out lockedBuffer
-	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--dbfilename", name, "--save", "", "--appendonly", "no")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err == nil {
-			conn.Close()
-			return redistest.Dial(t, conn.RemoteAddr().String())
-		}
-		select {
-		case <-exited:
-			t.Fatalf("redis-server exited:\n%s", out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server not ready:\n%s", out.String())
-		}
-	}
-}
-
 // `cairn export` writes a data directory as an RDB file that the real
 // Redis loads with every key, value and deadline, in every database, and
 // the function libraries.
@@ -282,7 +245,7 @@ func TestExportLoadsInRedis(t *testing.T) {
 			t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 		}
 	}
-	r := startRedisOnFile(t, root, "out.rdb")
+	r := redistest.StartOn(t, root, "out.rdb")
 	p = startCairn(t, bin, true, 0, "--dir", data)
 	c = redistest.Dial(t, fmt.Sprintf("127.0.0.1:%d", p.port))
 	compared := 0

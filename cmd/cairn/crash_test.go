@@ -440,18 +440,7 @@ func isConnClosed(err error) bool {
 	return errors.Is(err, io.EOF) || strings.Contains(err.Error(), "connection reset")
 }
 
-// mustDo sends a command, each argument but a []byte as its text, and
-// fails the test on an error.
-func mustDo(t *testing.T, c *redistest.Conn, args ...any) any {
+func mustDo(t testing.TB, c *redistest.Conn, args ...any) any {
 	t.Helper()
-	for i, a := range args {
-		if _, ok := a.([]byte); !ok {
-			args[i] = fmt.Sprint(a)
-		}
-	}
-	v, err := c.Do(args...)
-	if err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return v
+	return c.MustDo(t, args...)
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,7 +28,14 @@ type Conn struct {
 // Start runs a throwaway redis-server on a free loopback port and connects
 // to it, or skips the test when none is installed. The server stops when the
 // test ends.
-func Start(t *testing.T) *Conn {
+func Start(t testing.TB) *Conn {
+	t.Helper()
+	return StartOn(t, t.TempDir(), "dump.rdb")
+}
+
+// StartOn is Start with the server's --dir and --dbfilename: a file
+// already there is what it loads at start.
+func StartOn(t testing.TB, dir, dbfilename string) *Conn {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -40,8 +48,10 @@ func Start(t *testing.T) *Conn {
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
+		var out lockedBuffer
 		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir())
+			"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir, "--dbfilename", dbfilename)
+		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("starting redis-server: %v", err)
 		}
@@ -63,15 +73,52 @@ func Start(t *testing.T) *Conn {
 			}
 			select {
 			case <-exited:
+				if !strings.Contains(out.String(), "Address already in use") {
+					t.Fatalf("redis-server exited:\n%s", out.String())
+				}
 				deadline = time.Time{} // lost the port race; try another
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 		stop()
 		if attempt == 2 {
-			t.Fatalf("redis-server did not accept connections on port %d", port)
+			t.Fatalf("redis-server did not accept connections on port %d:\n%s", port, out.String())
 		}
 	}
+}
+
+// lockedBuffer collects a server's output while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// MustDo sends a command, each argument but a []byte as its text, and
+// fails the test on an error reply or a broken connection.
+func (c *Conn) MustDo(t testing.TB, args ...any) any {
+	t.Helper()
+	for i, a := range args {
+		if _, ok := a.([]byte); !ok {
+			args[i] = fmt.Sprint(a)
+		}
+	}
+	v, err := c.Do(args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
 }
 
 // Dial connects to a server that speaks RESP (Cairn under test, say) on

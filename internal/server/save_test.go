@@ -3,11 +3,9 @@ package server
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,61 +13,6 @@ import (
 	"github.com/cairndb/cairn/internal/rdb"
 	"github.com/cairndb/cairn/internal/redistest"
 )
-
-// startRedisOn runs the real redis-server on dir/dump.rdb and connects.
-func startRedisOn(t testing.TB, dir string) *redistest.Conn {
-	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	var out bytes.Buffer
-	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err == nil {
-			conn.Close()
-			return redistest.Dial(t, conn.RemoteAddr().String())
-		}
-		select {
-		case <-exited:
-			t.Fatalf("redis-server exited:\n%s", out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server not ready:\n%s", out.String())
-		}
-	}
-}
-
-func mustDo(t *testing.T, c *redistest.Conn, args ...any) any {
-	t.Helper()
-	for i, a := range args {
-		if _, ok := a.([]byte); !ok {
-			args[i] = fmt.Sprint(a)
-		}
-	}
-	v, err := c.Do(args...)
-	if err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return v
-}
 
 // SAVE writes a file the real Redis loads with every key, value and
 // deadline, in every database, and the function libraries.
@@ -191,17 +134,6 @@ func TestBgsave(t *testing.T) {
 	}
 }
 
-// startRedisOnFile copies dir/name to a fresh directory as dump.rdb and
-// runs Redis on it.
-func startRedisOnFile(t *testing.T, dir, name string) *redistest.Conn {
-	t.Helper()
-	other := t.TempDir()
-	if out, err := exec.Command("cp", filepath.Join(dir, name), filepath.Join(other, "dump.rdb")).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	return startRedisOn(t, other)
-}
-
 // While a BGSAVE runs, SAVE and BGSAVE are refused as Redis refuses them,
 // and BGSAVE SCHEDULE queues one more.
 func TestBgsaveInProgress(t *testing.T) {
@@ -230,4 +162,21 @@ func TestBgsaveInProgress(t *testing.T) {
 	if !scheduled {
 		t.Fatal("BGSAVE SCHEDULE scheduled nothing")
 	}
+}
+
+// startRedisOn runs a real redis-server on dir, loading its dump.rdb.
+func startRedisOn(t testing.TB, dir string) *redistest.Conn {
+	t.Helper()
+	return redistest.StartOn(t, dir, "dump.rdb")
+}
+
+// startRedisOnFile runs a real redis-server loading dir/name.
+func startRedisOnFile(t testing.TB, dir, name string) *redistest.Conn {
+	t.Helper()
+	return redistest.StartOn(t, dir, name)
+}
+
+func mustDo(t testing.TB, c *redistest.Conn, args ...any) any {
+	t.Helper()
+	return c.MustDo(t, args...)
 }
