@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -19,18 +20,38 @@ type streamModel struct {
 	added  uint64
 }
 
-// TestStreamAgainstModel runs random XADD, XDEL and XTRIM (MAXLEN and
-// MINID, with LIMIT and whole nodes) against a model,
-// checking ranges, lengths and the store's invariants (Check) as it goes.
+// TestStreamAgainstModel runs random XADD, XDEL, XTRIM (MAXLEN and
+// MINID, with LIMIT and whole nodes), XSETID ENTRIESADDED and RESTORE
+// against a model, checking ranges, lengths and the store's invariants
+// (Check) as it goes. The odd seeds start from a stream an older Cairn
+// wrote: entries without insertion indexes, a 64-byte metadata tail.
 func TestStreamAgainstModel(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			s, _ := openTestStore(t)
 			rng := rand.New(rand.NewPCG(seed, 99))
 			m := &streamModel{vals: map[StreamID]string{}}
 			key := []byte("s")
+			if seed%2 == 1 {
+				writeLegacyStream(t, s, key, m, 30+rng.IntN(30))
+			}
 			for step := range 800 {
 				switch op := rng.IntN(10); {
+				case op == 9 && rng.IntN(4) == 0 && len(m.ids) > 0:
+					// XSETID ENTRIESADDED lowers the counter to the length;
+					// or RESTORE writes the stream again.
+					if rng.IntN(2) == 0 {
+						writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+							return 0, tx.XSetID(0, key, m.last, int64(len(m.ids)), StreamID{})
+						})
+						m.added = uint64(len(m.ids))
+						break
+					}
+					v := readTx(t, s, func(tx *Tx) (Value, error) {
+						v, _, _, err := tx.ReadValue(0, key)
+						return v, err
+					})
+					writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.WriteValue(0, key, v, 0) })
 				case op < 6:
 					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(3)), Seq: uint64(rng.IntN(4))}
 					v := fmt.Sprint(step)
@@ -140,6 +161,95 @@ func TestStreamAgainstModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamIndexCheck checks that Check notices insertion indexes that
+// would make a trim miscount: a deleted-entry record between neighbours
+// with consecutive indexes, one missing from a gap, indexes out of order.
+func TestStreamIndexCheck(t *testing.T) {
+	key := []byte("s")
+	for _, c := range []struct {
+		name   string
+		damage func(tx *Tx, ss *streamState) error
+	}{
+		{"extra deleted record", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, encoding.AppendStreamDeletedKey(nil, ss.Prefix(encoding.FamilySub), StreamID{Ms: 1, Seq: 5}), nil)
+		}},
+		{"missing deleted record", func(tx *Tx, ss *streamState) error {
+			return tx.del(&ss.collection, encoding.AppendStreamDeletedKey(nil, ss.Prefix(encoding.FamilySub), StreamID{Ms: 3}))
+		}},
+		{"index out of order", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 5}), encoding.AppendStreamEntryIndexed(nil, 1, byteSlices("f", "v")))
+		}},
+		{"index past the next", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 6}), encoding.AppendStreamEntryIndexed(nil, 6, byteSlices("f", "v")))
+		}},
+		{"unindexed after indexed", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 6}), encoding.AppendStreamEntry(nil, byteSlices("f", "v")))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := openTestStore(t)
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+				for i := range 6 {
+					if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+						return 0, err
+					}
+				}
+				return tx.XDel(0, key, []StreamID{{Ms: 3}})
+			})
+			if err := Check(s); err != nil {
+				t.Fatal(err)
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+				ss, err := tx.openStream(0, key)
+				if err != nil {
+					return 0, err
+				}
+				return 0, c.damage(tx, ss)
+			})
+			if err := Check(s); err == nil {
+				t.Fatal("Check passes")
+			} else {
+				t.Log(err)
+			}
+			// The damage goes with the key, for the check at cleanup.
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.Delete(0, key) })
+		})
+	}
+}
+
+// writeLegacyStream writes key as an older Cairn did: n entries without
+// insertion indexes and a 64-byte metadata tail.
+func writeLegacyStream(t *testing.T, s *Store, key []byte, m *streamModel, n int) {
+	t.Helper()
+	writeTx(t, s, []string{string(key)}, func(tx *Tx) (int, error) {
+		ss, err := tx.openStream(0, key)
+		if err != nil {
+			return 0, err
+		}
+		if err := tx.create(&ss.collection); err != nil {
+			return 0, err
+		}
+		for i := range n {
+			id := StreamID{Ms: uint64(i/2 + 1), Seq: uint64(i % 2)}
+			v := fmt.Sprint("old", i)
+			if err := tx.set(&ss.collection, ss.entryKey(id), encoding.AppendStreamEntry(nil, byteSlices("f", v))); err != nil {
+				return 0, err
+			}
+			m.ids = append(m.ids, id)
+			m.vals[id] = v
+			m.last = id
+			m.added++
+		}
+		ss.Meta.Size = uint64(n)
+		ss.s = encoding.StreamMeta{LastID: m.last, FirstID: m.ids[0], EntriesAdded: m.added}
+		ss.Meta.Value = encoding.AppendStreamMeta(nil, ss.s)[:64]
+		return 0, tx.putMeta(0, key, &ss.Meta)
+	})
+	if err := Check(s); err != nil {
+		t.Fatal(err)
 	}
 }
 
