@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/cairndb/cairn/internal/encoding"
 )
@@ -365,6 +366,8 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut) error {
 			k = cut.key
 		case cut != nil && cut.key != nil && cut.before-n < n:
 			k, err = tx.stepBack(ss, cut.key, cut.before-n)
+		case min(n, ss.Meta.Size-n) > entrySearchMin:
+			k, err = tx.searchEntry(ss, n)
 		default:
 			k, err = tx.entryAt(ss, n)
 		}
@@ -433,6 +436,65 @@ func (tx *Tx) entryAt(ss *streamState, i uint64) ([]byte, error) {
 		return nil, fmt.Errorf("stream %q: no entry at %d of the %d its size says", ss.key, i, ss.Meta.Size)
 	}
 	return append([]byte(nil), it.Key()...), nil
+}
+
+// entrySearchMin is how far from both ends of a stream an entry must be
+// for searchEntry to find it rather than entryAt's walk.
+const entrySearchMin = 1024
+
+// searchEntry returns the key of the entry at 0-based position i
+// (0 < i < Meta.Size) by bisecting the ids between the first and the last
+// entry: the position of the first entry from an id on is what cutAt
+// counts from the insertion indexes, so this is some 128 cutAt reads
+// however far in the entry lies. For a stream without indexes it walks
+// (entryAt).
+func (tx *Tx) searchEntry(ss *streamState, i uint64) ([]byte, error) {
+	last, ok, err := tx.lastEntry(ss)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("stream %q: no last entry: %w", ss.key, err)
+	}
+	// before(lo) < i <= before(hi), before(x) being the entries below x.
+	lo, hi := ss.s.FirstID, last
+	var at []byte
+	for {
+		mid := midID(lo, hi)
+		if mid == lo {
+			break
+		}
+		c, err := tx.cutAt(ss, mid)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return tx.entryAt(ss, i)
+		}
+		if c.before >= i {
+			hi, at = mid, c.key
+		} else {
+			lo = mid
+		}
+	}
+	if at == nil {
+		// hi is still the last entry, which is the one at i.
+		c, err := tx.cutAt(ss, hi)
+		if err != nil || c == nil {
+			if err == nil {
+				return tx.entryAt(ss, i)
+			}
+			return nil, err
+		}
+		at = c.key
+	}
+	return at, nil
+}
+
+// midID is the id halfway between lo and hi (lo <= hi), rounded down.
+func midID(lo, hi StreamID) StreamID {
+	dSeq, borrow := bits.Sub64(hi.Seq, lo.Seq, 0)
+	dMs, _ := bits.Sub64(hi.Ms, lo.Ms, borrow)
+	seq, carry := bits.Add64(lo.Seq, dSeq>>1|dMs<<63, 0)
+	ms, _ := bits.Add64(lo.Ms, dMs>>1, carry)
+	return StreamID{Ms: ms, Seq: seq}
 }
 
 // stepBack returns the key of the entry steps entries before the entry at

@@ -164,6 +164,108 @@ func TestStreamAgainstModel(t *testing.T) {
 	}
 }
 
+// TestStreamTrimLong trims long streams (with entries XDEL removed, and
+// one an older Cairn wrote in part) by MAXLEN and MINID far from both
+// ends, where the first entry kept is found by bisecting ids rather than
+// walked to, and checks the count and the entries left against a model.
+func TestStreamTrimLong(t *testing.T) {
+	for _, legacy := range []int{0, 2500} {
+		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
+			s, _ := openTestStore(t)
+			rng := rand.New(rand.NewPCG(uint64(legacy), 7))
+			m := &streamModel{vals: map[StreamID]string{}}
+			key := []byte("s")
+			if legacy > 0 {
+				writeLegacyStream(t, s, key, m, legacy)
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+				for i := range 12000 {
+					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(1000)), Seq: uint64(rng.IntN(1 << 20))}
+					if id.Compare(m.last) <= 0 {
+						id = StreamID{Ms: m.last.Ms, Seq: m.last.Seq + 1}
+					}
+					v := fmt.Sprint(i)
+					if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: id, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", v)}); err != nil {
+						return 0, err
+					}
+					m.ids, m.vals[id], m.last = append(m.ids, id), v, id
+				}
+				return 0, nil
+			})
+			var victims []StreamID
+			keep := m.ids[:0:0]
+			for _, id := range m.ids {
+				if rng.IntN(10) == 0 {
+					victims = append(victims, id)
+				} else {
+					keep = append(keep, id)
+				}
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XDel(0, key, victims) })
+			m.ids = keep
+			for round := range 6 {
+				var n int64
+				var want int
+				if round%2 == 0 {
+					maxLen := len(m.ids)/2 + rng.IntN(len(m.ids)/4)
+					want = len(m.ids) - maxLen
+					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(maxLen)})
+					})
+				} else {
+					// MINID with a LIMIT or whole nodes: the cut is
+					// stepped back from or bisected to.
+					at := len(m.ids) / 2
+					limit, node := int64(rng.IntN(2)*(at/2+1)), int64(rng.IntN(2)*7)
+					want = at
+					if limit > 0 {
+						want = min(want, int(limit))
+					}
+					if node > 0 {
+						want -= want % int(node)
+					}
+					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: m.ids[at], Limit: limit, Node: node})
+					})
+				}
+				if n != int64(want) {
+					t.Fatalf("round %d: trimmed %d, want %d", round, n, want)
+				}
+				m.ids = m.ids[want:]
+				if err := Check(s); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				e := readTx(t, s, func(tx *Tx) ([]StreamEntry, error) {
+					e, _, err := tx.XRange(0, key, StreamID{}, encoding.MaxStreamID, 1, false)
+					return e, err
+				})
+				if len(e) != 1 || e[0].ID != m.ids[0] {
+					t.Fatalf("round %d: first entry %v, want %s", round, e, m.ids[0])
+				}
+				l := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.XLen(0, key); return n, err })
+				if l != int64(len(m.ids)) {
+					t.Fatalf("round %d: XLEN %d, want %d", round, l, len(m.ids))
+				}
+			}
+		})
+	}
+}
+
+func TestMidID(t *testing.T) {
+	id := func(ms, seq uint64) StreamID { return StreamID{Ms: ms, Seq: seq} }
+	for _, c := range []struct{ lo, hi, want StreamID }{
+		{id(1, 0), id(1, 10), id(1, 5)},
+		{id(0, ^uint64(0)), id(1, 1), id(1, 0)},
+		{id(0, 0), encoding.MaxStreamID, id(1<<63-1, ^uint64(0))},
+		{id(3, 4), id(3, 5), id(3, 4)},
+		{id(2, 7), id(2, 7), id(2, 7)},
+	} {
+		if got := midID(c.lo, c.hi); got != c.want {
+			t.Errorf("midID(%s, %s) = %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
 // TestStreamIndexCheck checks that Check notices insertion indexes that
 // would make a trim miscount: a deleted-entry record between neighbours
 // with consecutive indexes, one missing from a gap, indexes out of order.
