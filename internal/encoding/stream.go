@@ -79,23 +79,32 @@ func DecodeStreamID(b []byte) (StreamID, error) {
 }
 
 // StreamMeta is a stream's type-specific metadata (the tail of its
-// metadata record, 64 bytes):
+// metadata record, 72 bytes; 64 in the first layout, without next-index):
 //
-//	last-id 16 B | first-id 16 B | max-deleted-id 16 B | entries-added u64 | groups u64
+//	last-id 16 B | first-id 16 B | max-deleted-id 16 B | entries-added u64 | groups u64 | next-index u64
 //
 // LastID is the last id generated (XADD, XSETID); FirstID the id of the
 // current first entry (0-0 when empty); MaxDeletedID the largest id XDEL
 // removed; EntriesAdded the count of every entry ever added; Groups the
-// number of consumer groups. Meta.Size is the number of entries.
+// number of consumer groups; NextIndex the insertion index the next entry
+// gets (see AppendStreamEntryIndexed). Meta.Size is the number of entries.
+//
+// NextIndex is not EntriesAdded: XSETID ENTRIESADDED may lower that
+// counter, and insertion indexes must only grow.
 type StreamMeta struct {
 	LastID, FirstID, MaxDeletedID StreamID
 	EntriesAdded                  uint64
 	Groups                        uint64
+	NextIndex                     uint64
 }
 
 // streamMetaLen is the length of a stream tail; the length is its layout
-// version. Part of the file format.
-const streamMetaLen = 64
+// version (streamMetaLenV0 before insertion indexes). Part of the file
+// format.
+const (
+	streamMetaLen   = 72
+	streamMetaLenV0 = 64
+)
 
 // AppendStreamMeta appends the stream tail of a metadata record.
 func AppendStreamMeta(dst []byte, s StreamMeta) []byte {
@@ -103,12 +112,13 @@ func AppendStreamMeta(dst []byte, s StreamMeta) []byte {
 	dst = AppendStreamID(dst, s.FirstID)
 	dst = AppendStreamID(dst, s.MaxDeletedID)
 	dst = binary.BigEndian.AppendUint64(dst, s.EntriesAdded)
-	return binary.BigEndian.AppendUint64(dst, s.Groups)
+	dst = binary.BigEndian.AppendUint64(dst, s.Groups)
+	return binary.BigEndian.AppendUint64(dst, s.NextIndex)
 }
 
 // DecodeStreamMeta decodes Meta.Value of a stream.
 func DecodeStreamMeta(b []byte) (StreamMeta, error) {
-	if len(b) != streamMetaLen {
+	if len(b) != streamMetaLen && len(b) != streamMetaLenV0 {
 		return StreamMeta{}, fmt.Errorf("%w: stream metadata tail of %d bytes", ErrCorrupt, len(b))
 	}
 	var s StreamMeta
@@ -117,6 +127,9 @@ func DecodeStreamMeta(b []byte) (StreamMeta, error) {
 	s.MaxDeletedID, _ = DecodeStreamID(b[32:])
 	s.EntriesAdded = binary.BigEndian.Uint64(b[48:])
 	s.Groups = binary.BigEndian.Uint64(b[56:])
+	if len(b) == streamMetaLen {
+		s.NextIndex = binary.BigEndian.Uint64(b[64:])
+	}
 	return s, nil
 }
 
@@ -137,7 +150,19 @@ const (
 	// len(consumer) u32 | consumer | id 16 B → (empty): the same pending
 	// entries by consumer.
 	StreamConsumerPELTag byte = 0x04
+	// StreamDeletedTag: prefix | 0x05 | id 16 B → (empty): an entry XDEL
+	// removed, so that a trim can count the entries before its cut from
+	// their insertion indexes (Tx.trimStream).
+	StreamDeletedTag byte = 0x05
 )
+
+// AppendStreamDeletedKey appends the sub-key recording that XDEL removed
+// entry id.
+func AppendStreamDeletedKey(dst, prefix []byte, id StreamID) []byte {
+	dst = append(dst, prefix...)
+	dst = append(dst, StreamDeletedTag)
+	return AppendStreamID(dst, id)
+}
 
 // AppendStreamEntryKey appends the sub-key of entry id under prefix.
 func AppendStreamEntryKey(dst, prefix []byte, id StreamID) []byte {
@@ -166,9 +191,39 @@ func AppendStreamEntry(dst []byte, fields [][]byte) []byte {
 	return dst
 }
 
-// DecodeStreamEntry splits an entry's value into fields and values,
-// alternating; they alias b.
+// streamIndexed is the u32 that starts an entry value with an insertion
+// index. A value without one starts with its pair count, which can never
+// be this: that many pairs would take at least 32 GiB.
+const streamIndexed = ^uint32(0)
+
+// AppendStreamEntryIndexed appends an entry's value with its insertion
+// index: 0xffffffff u32 | index u64, then the value AppendStreamEntry
+// writes. Indexes grow with the ids, one per entry added, so the number
+// of entries added between two is the difference of their indexes.
+func AppendStreamEntryIndexed(dst []byte, index uint64, fields [][]byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, streamIndexed)
+	dst = binary.BigEndian.AppendUint64(dst, index)
+	return AppendStreamEntry(dst, fields)
+}
+
+// StreamEntryIndex returns the insertion index of an entry value; ok is
+// false for a value written without one.
+func StreamEntryIndex(b []byte) (index uint64, ok bool) {
+	if len(b) < 12 || binary.BigEndian.Uint32(b) != streamIndexed {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b[4:]), true
+}
+
+// DecodeStreamEntry splits an entry's value, with or without an insertion
+// index, into fields and values, alternating; they alias b.
 func DecodeStreamEntry(b []byte) ([][]byte, error) {
+	if len(b) >= 4 && binary.BigEndian.Uint32(b) == streamIndexed {
+		if len(b) < 12 {
+			return nil, fmt.Errorf("%w: indexed stream entry of %d bytes", ErrCorrupt, len(b))
+		}
+		b = b[12:]
+	}
 	if len(b) < 4 {
 		return nil, fmt.Errorf("%w: stream entry of %d bytes", ErrCorrupt, len(b))
 	}

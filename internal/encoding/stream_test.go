@@ -37,14 +37,40 @@ func TestStreamIDOrderAndText(t *testing.T) {
 }
 
 func TestStreamMetaRoundTrip(t *testing.T) {
-	m := StreamMeta{LastID: StreamID{5, 6}, FirstID: StreamID{1, 2}, MaxDeletedID: StreamID{3, 4}, EntriesAdded: 9, Groups: 2}
+	m := StreamMeta{LastID: StreamID{5, 6}, FirstID: StreamID{1, 2}, MaxDeletedID: StreamID{3, 4}, EntriesAdded: 9, Groups: 2, NextIndex: 11}
 	b := AppendStreamMeta(nil, m)
 	got, err := DecodeStreamMeta(b)
 	if err != nil || got != m {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
-	if _, err := DecodeStreamMeta(b[:63]); err == nil {
-		t.Fatal("a short tail decodes")
+	// The first layout, 64 bytes, has no next index.
+	old := m
+	old.NextIndex = 0
+	if got, err := DecodeStreamMeta(b[:64]); err != nil || got != old {
+		t.Fatalf("64-byte tail: %+v, %v", got, err)
+	}
+	for _, n := range []int{63, 65, 71} {
+		if _, err := DecodeStreamMeta(b[:n]); err == nil {
+			t.Fatalf("a tail of %d bytes decodes", n)
+		}
+	}
+}
+
+func TestStreamEntryIndexed(t *testing.T) {
+	fields := [][]byte{[]byte("f"), []byte("value")}
+	b := AppendStreamEntryIndexed(nil, 1<<40+3, fields)
+	if i, ok := StreamEntryIndex(b); !ok || i != 1<<40+3 {
+		t.Fatalf("index %d %t", i, ok)
+	}
+	got, err := DecodeStreamEntry(b)
+	if err != nil || !reflect.DeepEqual(got, fields) {
+		t.Fatalf("decode: %q %v", got, err)
+	}
+	if _, ok := StreamEntryIndex(AppendStreamEntry(nil, fields)); ok {
+		t.Fatal("a value without an index has one")
+	}
+	if _, err := DecodeStreamEntry(b[:8]); err == nil {
+		t.Fatal("a cut indexed value decodes")
 	}
 }
 
@@ -69,12 +95,18 @@ func FuzzDecodeStreamEntry(f *testing.F) {
 	f.Add(AppendStreamEntry(nil, [][]byte{[]byte("f"), []byte("v")}))
 	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 9})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Add(AppendStreamEntryIndexed(nil, 7, [][]byte{[]byte("f"), []byte("v")}))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fields, err := DecodeStreamEntry(b)
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(AppendStreamEntry(nil, fields), b) {
+		want := AppendStreamEntry(nil, fields)
+		if i, ok := StreamEntryIndex(b); ok {
+			want = AppendStreamEntryIndexed(nil, i, fields)
+		}
+		if !bytes.Equal(want, b) {
 			t.Fatalf("%x decodes to %q, which encodes otherwise", b, fields)
 		}
 	})

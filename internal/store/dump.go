@@ -231,13 +231,13 @@ func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
 		if i > 0 && StreamID(e.ID).Compare(StreamID(s.Entries[i-1].ID)) <= 0 {
 			return fmt.Errorf("store: stream %q: entry %d-%d out of order", key, e.ID.Ms, e.ID.Seq)
 		}
-		if err := tx.set(&ss.collection, ss.entryKey(StreamID(e.ID)), encoding.AppendStreamEntry(nil, e.Fields)); err != nil {
+		if err := tx.set(&ss.collection, ss.entryKey(StreamID(e.ID)), encoding.AppendStreamEntryIndexed(nil, uint64(i), e.Fields)); err != nil {
 			return err
 		}
 	}
 	ss.Meta.Size = uint64(len(s.Entries))
 	ss.s = encoding.StreamMeta{LastID: StreamID(s.LastID), MaxDeletedID: StreamID(s.MaxDeletedID),
-		EntriesAdded: s.EntriesAdded, Groups: uint64(len(s.Groups))}
+		EntriesAdded: s.EntriesAdded, Groups: uint64(len(s.Groups)), NextIndex: uint64(len(s.Entries))}
 	if len(s.Entries) > 0 {
 		// The first entry's id, whatever the payload recorded: the store
 		// keeps it exact (Redis 5's format had none).

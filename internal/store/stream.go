@@ -1,7 +1,9 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/cairndb/cairn/internal/encoding"
 )
@@ -10,8 +12,10 @@ import (
 // record at prefix | 0x00 | ms u64 | seq u64 under the stream's version,
 // so a range read from any id is one bounded scan, whatever the stream's
 // length. The metadata tail holds the last generated id, the current first
-// id, the largest id XDEL removed, the count of entries ever added and the
-// number of consumer groups; Meta.Size is the number of entries. Unlike the
+// id, the largest id XDEL removed, the count of entries ever added, the
+// number of consumer groups and the next insertion index (each entry's
+// value carries its own, which lets a trim count what it drops without
+// reading it: trimStream); Meta.Size is the number of entries. Unlike the
 // other collections, a stream that loses its last entry stays: only DEL
 // (or an expiry) removes it, with the usual range tombstones.
 
@@ -176,9 +180,10 @@ func (tx *Tx) XAdd(db int, key []byte, a *XAddArgs) (id StreamID, added bool, tr
 	if id, err = tx.nextID(ss, a); err != nil {
 		return id, false, 0, err
 	}
-	if err := tx.set(&ss.collection, ss.entryKey(id), encoding.AppendStreamEntry(nil, a.Fields)); err != nil {
+	if err := tx.set(&ss.collection, ss.entryKey(id), encoding.AppendStreamEntryIndexed(nil, ss.s.NextIndex, a.Fields)); err != nil {
 		return id, false, 0, err
 	}
+	ss.s.NextIndex++
 	ss.Meta.Size++
 	ss.s.EntriesAdded++
 	ss.s.LastID = id
@@ -198,10 +203,13 @@ func (tx *Tx) XAdd(db int, key []byte, a *XAddArgs) (id StreamID, added bool, tr
 // The entries dropped are a prefix: they go with one range tombstone
 // (point deletes when fewer than listRangeDeleteMin), so a trim writes
 // O(1) records whatever it removes. Keeping Meta.Size exact needs the
-// number removed, which only counting records gives; trimStream counts on
-// whichever side of the cut is shorter — the entries dropped or the
-// entries kept, the other following from Meta.Size — so a trim that drops
-// nearly all of a long stream reads no more records than it keeps.
+// number removed. For MINID, entries carry their insertion index
+// (docs/encoding.md): the entries before the cut are the difference of
+// the indexes of the first entry and of the first entry from the cut on,
+// less the entries XDEL removed between them (their records, usually
+// none, are counted) — two point reads whatever the trim drops. Entries
+// written without an index (by an older Cairn) are counted instead, on
+// whichever side of the cut is shorter (countBefore).
 func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	var want uint64 // entries to drop at most
 	switch t.Strategy {
@@ -222,9 +230,16 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 		want = uint64(t.Limit)
 	}
 	n := want
+	var cut *streamCut
 	if t.Strategy == TrimMinID {
-		var err error
-		if n, err = tx.countBefore(ss, t.MinID, want); err != nil {
+		c, err := tx.cutAt(ss, t.MinID)
+		if err != nil {
+			return 0, err
+		}
+		if c != nil {
+			cut = c
+			n = min(c.before, want)
+		} else if n, err = tx.countBefore(ss, t.MinID, want); err != nil {
 			return 0, err
 		}
 	}
@@ -235,18 +250,127 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	return int64(n), tx.dropFirst(ss, n)
+	return int64(n), tx.dropFirst(ss, n, cut)
+}
+
+// streamCut is where a MINID trim cuts a stream of indexed entries: key is
+// the first entry from the cut on (nil when there is none) and before the
+// number of entries ahead of it.
+type streamCut struct {
+	key    []byte
+	before uint64
+}
+
+// cutAt finds the first entry with an id from id on and counts the entries
+// before it from the insertion indexes (trimStream). It returns nil when
+// the first entry or that one has no index: the caller counts instead.
+func (tx *Tx) cutAt(ss *streamState, id StreamID) (*streamCut, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	v, found, err := tx.get(ss.entryKey(ss.s.FirstID))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("stream %q: no first entry %s", ss.key, ss.s.FirstID)
+	}
+	firstIdx, ok := encoding.StreamEntryIndex(v)
+	if !ok {
+		return nil, nil
+	}
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, id), ss.entriesEnd())
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	if !it.First() {
+		if err := it.Error(); err != nil {
+			return nil, err
+		}
+		return &streamCut{before: ss.Meta.Size}, nil
+	}
+	cutIdx, ok := encoding.StreamEntryIndex(it.Value())
+	if !ok {
+		return nil, nil
+	}
+	cutID, err := encoding.DecodeStreamEntryKey(it.Key(), len(p))
+	if err != nil {
+		return nil, fmt.Errorf("stream %q: %w", ss.key, err)
+	}
+	c := &streamCut{key: append([]byte(nil), it.Key()...)}
+	if cutIdx < firstIdx {
+		return nil, fmt.Errorf("stream %q: entry %s has index %d below the first's %d", ss.key, cutID, cutIdx, firstIdx)
+	}
+	deleted, err := tx.countDeleted(ss, ss.s.FirstID, cutID)
+	if err != nil {
+		return nil, err
+	}
+	if gap := cutIdx - firstIdx; gap < deleted || gap-deleted > ss.Meta.Size {
+		return nil, fmt.Errorf("stream %q: indexes %d..%d with %d deleted between for %d entries", ss.key, firstIdx, cutIdx, deleted, ss.Meta.Size)
+	}
+	c.before = cutIdx - firstIdx - deleted
+	return c, nil
+}
+
+// countDeleted counts the records of entries XDEL removed with ids in
+// [from, to).
+func (tx *Tx) countDeleted(ss *streamState, from, to StreamID) (uint64, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamDeletedKey(nil, p, from), encoding.AppendStreamDeletedKey(nil, p, to))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	return n, it.Error()
+}
+
+// dropDeleted deletes the records of entries XDEL removed with ids below
+// id (all of them when all), if there are any.
+func (tx *Tx) dropDeleted(ss *streamState, id StreamID, all bool) error {
+	p := ss.Prefix(encoding.FamilySub)
+	lo := append(append([]byte(nil), p...), encoding.StreamDeletedTag)
+	hi := append(append([]byte(nil), p...), encoding.StreamDeletedTag+1)
+	if !all {
+		hi = encoding.AppendStreamDeletedKey(nil, p, id)
+	}
+	it, err := tx.r.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	some := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	if !some {
+		return nil
+	}
+	return tx.delRange(&ss.collection, lo, hi)
 }
 
 // dropFirst deletes the stream's first n entries (0 < n <= Meta.Size).
-func (tx *Tx) dropFirst(ss *streamState, n uint64) error {
+// cut, when not nil, is the cut of a MINID trim with cut.before >= n.
+func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut) error {
 	p := ss.Prefix(encoding.FamilySub)
 	// From the first entry: the tombstones of earlier trims lie before it.
 	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
 	var first StreamID
 	end := ss.entriesEnd()
 	if n < ss.Meta.Size {
-		k, err := tx.entryAt(ss, n)
+		var k []byte
+		var err error
+		switch {
+		case cut != nil && cut.before == n:
+			k = cut.key
+		case cut != nil && cut.key != nil && cut.before-n < n:
+			k, err = tx.stepBack(ss, cut.key, cut.before-n)
+		case min(n, ss.Meta.Size-n) > entrySearchMin:
+			k, err = tx.searchEntry(ss, n)
+		default:
+			k, err = tx.entryAt(ss, n)
+		}
 		if err != nil {
 			return err
 		}
@@ -254,6 +378,9 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64) error {
 			return fmt.Errorf("stream %q: %w", ss.key, err)
 		}
 		end = k
+	}
+	if err := tx.dropDeleted(ss, first, n == ss.Meta.Size); err != nil {
+		return err
 	}
 	// (The cut is found first: reads see the batch's own deletes.)
 	if n >= listRangeDeleteMin {
@@ -307,6 +434,87 @@ func (tx *Tx) entryAt(ss *streamState, i uint64) ([]byte, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("stream %q: no entry at %d of the %d its size says", ss.key, i, ss.Meta.Size)
+	}
+	return append([]byte(nil), it.Key()...), nil
+}
+
+// entrySearchMin is how far from both ends of a stream an entry must be
+// for searchEntry to find it rather than entryAt's walk.
+const entrySearchMin = 1024
+
+// searchEntry returns the key of the entry at 0-based position i
+// (0 < i < Meta.Size) by bisecting the ids between the first and the last
+// entry: the position of the first entry from an id on is what cutAt
+// counts from the insertion indexes, so this is some 128 cutAt reads
+// however far in the entry lies. For a stream without indexes it walks
+// (entryAt).
+func (tx *Tx) searchEntry(ss *streamState, i uint64) ([]byte, error) {
+	last, ok, err := tx.lastEntry(ss)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("stream %q: no last entry: %w", ss.key, err)
+	}
+	// before(lo) < i <= before(hi), before(x) being the entries below x.
+	lo, hi := ss.s.FirstID, last
+	var at []byte
+	for {
+		mid := midID(lo, hi)
+		if mid == lo {
+			break
+		}
+		c, err := tx.cutAt(ss, mid)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return tx.entryAt(ss, i)
+		}
+		if c.before >= i {
+			hi, at = mid, c.key
+		} else {
+			lo = mid
+		}
+	}
+	if at == nil {
+		// hi is still the last entry, which is the one at i.
+		c, err := tx.cutAt(ss, hi)
+		if err != nil || c == nil {
+			if err == nil {
+				return tx.entryAt(ss, i)
+			}
+			return nil, err
+		}
+		at = c.key
+	}
+	return at, nil
+}
+
+// midID is the id halfway between lo and hi (lo <= hi), rounded down.
+func midID(lo, hi StreamID) StreamID {
+	dSeq, borrow := bits.Sub64(hi.Seq, lo.Seq, 0)
+	dMs, _ := bits.Sub64(hi.Ms, lo.Ms, borrow)
+	seq, carry := bits.Add64(lo.Seq, dSeq>>1|dMs<<63, 0)
+	ms, _ := bits.Add64(lo.Ms, dMs>>1, carry)
+	return StreamID{Ms: ms, Seq: seq}
+}
+
+// stepBack returns the key of the entry steps entries before the entry at
+// key.
+func (tx *Tx) stepBack(ss *streamState, key []byte, steps uint64) ([]byte, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), key)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	ok := it.Last()
+	for ; ok && steps > 1; steps-- {
+		ok = it.Prev()
+	}
+	if !ok || steps == 0 {
+		if err := it.Error(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("stream %q: fewer entries before the cut than its indexes say", ss.key)
 	}
 	return append([]byte(nil), it.Key()...), nil
 }
@@ -489,12 +697,20 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID) (int64, error) {
 	firstGone := false
 	for _, id := range ids {
 		k := ss.entryKey(id)
-		_, found, err := tx.get(k)
+		v, found, err := tx.get(k)
 		if err != nil {
 			return 0, err
 		}
 		if !found {
 			continue
+		}
+		if _, indexed := encoding.StreamEntryIndex(v); indexed && id != ss.s.FirstID {
+			// Trims count the entries before their cut from the indexes
+			// less these records (trimStream). The first entry needs
+			// none: trims count from the first entry left.
+			if err := tx.set(&ss.collection, encoding.AppendStreamDeletedKey(nil, ss.Prefix(encoding.FamilySub), id), nil); err != nil {
+				return 0, err
+			}
 		}
 		if err := tx.del(&ss.collection, k); err != nil {
 			return 0, err
@@ -514,6 +730,9 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID) (int64, error) {
 	switch {
 	case ss.Meta.Size == 0:
 		ss.s.FirstID = StreamID{}
+		if err := tx.dropDeleted(ss, StreamID{}, true); err != nil {
+			return 0, err
+		}
 	case firstGone:
 		if ss.s.FirstID, err = tx.firstEntry(ss); err != nil {
 			return 0, err
@@ -560,20 +779,24 @@ func (tx *Tx) XSetID(db int, key []byte, id StreamID, entriesAdded int64, maxDel
 // StreamEncoding is OBJECT ENCODING of a stream.
 const StreamEncoding = "stream"
 
-// streamHasGroups reports whether m is a stream with consumer groups, whose
-// records (pending entries of any number) a deletion must not count on
-// Meta.Size to bound.
-func streamHasGroups(m *encoding.Meta) bool {
+// streamUnbounded reports whether m is a stream whose records a deletion
+// must not count on Meta.Size to bound: one with consumer groups (pending
+// entries of any number) or one XDEL ever removed an entry from (its
+// deleted-entry records).
+func streamUnbounded(m *encoding.Meta) bool {
 	if m.Type != encoding.TypeStream {
 		return false
 	}
 	s, err := encoding.DecodeStreamMeta(m.Value)
-	return err != nil || s.Groups > 0
+	return err != nil || s.Groups > 0 || !s.MaxDeletedID.IsZero()
 }
 
 // checkStream verifies a stream's metadata against its records: the entry
-// count, the first id, the last id no smaller than the last entry's, and
-// the number of groups.
+// count, the first id, the last id no smaller than the last entry's, the
+// number of groups, and the insertion indexes trims count with: they grow
+// with the ids, below the next index, after every entry without one, and
+// each gap between two neighbours is the number of XDEL records between
+// them (no such record lies between neighbours without a gap).
 func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	sm, err := encoding.DecodeStreamMeta(m.Value)
 	if err != nil {
@@ -588,6 +811,7 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	var entries, groups uint64
 	var first, last StreamID
 	gc := newGroupCheck()
+	ic := indexCheck{next: sm.NextIndex}
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
 		if len(k) <= len(p) {
@@ -602,6 +826,9 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			if _, err := encoding.DecodeStreamEntry(it.Value()); err != nil {
 				return fmt.Errorf("stream %q entry %s: %w", key, id, err)
 			}
+			if err := ic.entry(id, it.Value()); err != nil {
+				return fmt.Errorf("stream %q: %w", key, err)
+			}
 			if entries == 0 {
 				first = id
 			}
@@ -614,6 +841,14 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 				return fmt.Errorf("stream %q: %w", key, err)
 			}
 			gc.groups[string(k[len(p)+1:])] = g
+		case encoding.StreamDeletedTag:
+			id, err := encoding.DecodeStreamID(k[len(p)+1:])
+			if err != nil || len(k) != len(p)+17 {
+				return fmt.Errorf("stream %q: deleted-entry record %x", key, k)
+			}
+			if err := ic.deleted(id); err != nil {
+				return fmt.Errorf("stream %q: %w", key, err)
+			}
 		default:
 			if err := gc.add(k[len(p):], it.Value()); err != nil {
 				return fmt.Errorf("stream %q: %w", key, err)
@@ -624,6 +859,9 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return err
 	}
 	if err := gc.check(); err != nil {
+		return fmt.Errorf("stream %q: %w", key, err)
+	}
+	if err := ic.check(); err != nil {
 		return fmt.Errorf("stream %q: %w", key, err)
 	}
 	switch {
@@ -637,6 +875,70 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return fmt.Errorf("stream %q: entries-added %d below its %d entries", key, sm.EntriesAdded, entries)
 	case groups != sm.Groups:
 		return fmt.Errorf("stream %q: groups field %d, %d groups", key, sm.Groups, groups)
+	}
+	return nil
+}
+
+// indexCheck verifies a stream's insertion indexes for checkStream. Entry
+// records sort before the XDEL records, so the gaps are known first.
+type indexCheck struct {
+	next    uint64 // the metadata's next index
+	indexed bool   // an entry with an index was seen
+	prev    uint64 // the last index seen
+	prevID  StreamID
+	firstID StreamID // the first entry with an index
+	gaps    []indexGap
+	at      int // the gap the XDEL records have reached
+}
+
+// indexGap is a run of missing indexes between neighbours lo and hi.
+type indexGap struct {
+	lo, hi    StreamID
+	want, got uint64
+}
+
+func (ic *indexCheck) entry(id StreamID, v []byte) error {
+	idx, ok := encoding.StreamEntryIndex(v)
+	switch {
+	case !ok && ic.indexed:
+		return fmt.Errorf("entry %s without an index after entries with one", id)
+	case !ok:
+		return nil
+	case idx >= ic.next:
+		return fmt.Errorf("entry %s has index %d, next index %d", id, idx, ic.next)
+	case ic.indexed && idx <= ic.prev:
+		return fmt.Errorf("entry %s has index %d after %d", id, idx, ic.prev)
+	case ic.indexed && idx > ic.prev+1:
+		ic.gaps = append(ic.gaps, indexGap{lo: ic.prevID, hi: id, want: idx - ic.prev - 1})
+	}
+	if !ic.indexed {
+		ic.firstID = id
+	}
+	ic.indexed, ic.prev, ic.prevID = true, idx, id
+	return nil
+}
+
+// deleted takes the XDEL records in id order: each between the first
+// and the last entry with an index must lie in a gap.
+func (ic *indexCheck) deleted(id StreamID) error {
+	if !ic.indexed || id.Compare(ic.firstID) < 0 || id.Compare(ic.prevID) > 0 {
+		return nil // before the entries a trim counts, or after them
+	}
+	for ic.at < len(ic.gaps) && ic.gaps[ic.at].hi.Compare(id) <= 0 {
+		ic.at++
+	}
+	if ic.at == len(ic.gaps) || ic.gaps[ic.at].lo.Compare(id) >= 0 {
+		return fmt.Errorf("deleted-entry record %s between entries with consecutive indexes", id)
+	}
+	ic.gaps[ic.at].got++
+	return nil
+}
+
+func (ic *indexCheck) check() error {
+	for _, g := range ic.gaps {
+		if g.got != g.want {
+			return fmt.Errorf("entries %s and %s: %d indexes missing, %d deleted-entry records", g.lo, g.hi, g.want, g.got)
+		}
 	}
 	return nil
 }

@@ -97,8 +97,8 @@ func BenchmarkStreamGroupReadAck(b *testing.B) {
 }
 
 // BenchmarkStreamTrimPrefix is XTRIM MINID and XTRIM MAXLEN dropping all
-// but the last 10 of n entries, XTRIM MINID dropping half of them (the
-// most a trim reads: as many entries on each side of the cut), DEL of such
+// but the last 10 of n entries, XTRIM MINID and MAXLEN dropping about half
+// of them (the most a walk to the cut would read), DEL of such
 // a stream (with a consumer group of 1000 pending entries), and for the
 // floor an XSETID (a write of the metadata alone). Each iteration builds its stream first, off the
 // clock (RESTORE's writer: one batch).
@@ -114,7 +114,7 @@ func BenchmarkStreamTrimPrefix(b *testing.B) {
 			g.Pending = append(g.Pending, rdb.StreamPending{ID: st.Entries[i].ID, Count: 1, Consumer: []byte("c")})
 		}
 		st.Groups = []rdb.StreamGroup{g}
-		for _, op := range []string{"minid", "maxlen", "minid-half", "del", "none"} {
+		for _, op := range []string{"minid", "maxlen", "minid-half", "maxlen-half", "del", "none"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, op), func(b *testing.B) {
 				s := openBenchStore(b, 64<<20, nil)
 				key := []byte("s")
@@ -137,6 +137,9 @@ func BenchmarkStreamTrimPrefix(b *testing.B) {
 							// The worst case: as many kept as dropped.
 							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: uint64(n/2 + 1)}})
 							got += int64(n/2 - 10)
+						case "maxlen-half":
+							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(n/2 + 10)})
+							got += int64(n / 2)
 						case "none":
 							// The floor: a write of the metadata alone.
 							got, err = tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(n)})

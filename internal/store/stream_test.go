@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/encoding"
 	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -19,18 +20,38 @@ type streamModel struct {
 	added  uint64
 }
 
-// TestStreamAgainstModel runs random XADD, XDEL and XTRIM (MAXLEN and
-// MINID, with LIMIT and whole nodes) against a model,
-// checking ranges, lengths and the store's invariants (Check) as it goes.
+// TestStreamAgainstModel runs random XADD, XDEL, XTRIM (MAXLEN and
+// MINID, with LIMIT and whole nodes), XSETID ENTRIESADDED and RESTORE
+// against a model, checking ranges, lengths and the store's invariants
+// (Check) as it goes. The odd seeds start from a stream an older Cairn
+// wrote: entries without insertion indexes, a 64-byte metadata tail.
 func TestStreamAgainstModel(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			s, _ := openTestStore(t)
 			rng := rand.New(rand.NewPCG(seed, 99))
 			m := &streamModel{vals: map[StreamID]string{}}
 			key := []byte("s")
+			if seed%2 == 1 {
+				writeLegacyStream(t, s, key, m, 30+rng.IntN(30))
+			}
 			for step := range 800 {
 				switch op := rng.IntN(10); {
+				case op == 9 && rng.IntN(4) == 0 && len(m.ids) > 0:
+					// XSETID ENTRIESADDED lowers the counter to the length;
+					// or RESTORE writes the stream again.
+					if rng.IntN(2) == 0 {
+						writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+							return 0, tx.XSetID(0, key, m.last, int64(len(m.ids)), StreamID{})
+						})
+						m.added = uint64(len(m.ids))
+						break
+					}
+					v := readTx(t, s, func(tx *Tx) (Value, error) {
+						v, _, _, err := tx.ReadValue(0, key)
+						return v, err
+					})
+					writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.WriteValue(0, key, v, 0) })
 				case op < 6:
 					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(3)), Seq: uint64(rng.IntN(4))}
 					v := fmt.Sprint(step)
@@ -140,6 +161,197 @@ func TestStreamAgainstModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamTrimLong trims long streams (with entries XDEL removed, and
+// one an older Cairn wrote in part) by MAXLEN and MINID far from both
+// ends, where the first entry kept is found by bisecting ids rather than
+// walked to, and checks the count and the entries left against a model.
+func TestStreamTrimLong(t *testing.T) {
+	for _, legacy := range []int{0, 2500} {
+		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
+			s, _ := openTestStore(t)
+			rng := rand.New(rand.NewPCG(uint64(legacy), 7))
+			m := &streamModel{vals: map[StreamID]string{}}
+			key := []byte("s")
+			if legacy > 0 {
+				writeLegacyStream(t, s, key, m, legacy)
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+				for i := range 12000 {
+					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(1000)), Seq: uint64(rng.IntN(1 << 20))}
+					if id.Compare(m.last) <= 0 {
+						id = StreamID{Ms: m.last.Ms, Seq: m.last.Seq + 1}
+					}
+					v := fmt.Sprint(i)
+					if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: id, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", v)}); err != nil {
+						return 0, err
+					}
+					m.ids, m.vals[id], m.last = append(m.ids, id), v, id
+				}
+				return 0, nil
+			})
+			var victims []StreamID
+			keep := m.ids[:0:0]
+			for _, id := range m.ids {
+				if rng.IntN(10) == 0 {
+					victims = append(victims, id)
+				} else {
+					keep = append(keep, id)
+				}
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XDel(0, key, victims) })
+			m.ids = keep
+			for round := range 6 {
+				var n int64
+				var want int
+				if round%2 == 0 {
+					maxLen := len(m.ids)/2 + rng.IntN(len(m.ids)/4)
+					want = len(m.ids) - maxLen
+					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(maxLen)})
+					})
+				} else {
+					// MINID with a LIMIT or whole nodes: the cut is
+					// stepped back from or bisected to.
+					at := len(m.ids) / 2
+					limit, node := int64(rng.IntN(2)*(at/2+1)), int64(rng.IntN(2)*7)
+					want = at
+					if limit > 0 {
+						want = min(want, int(limit))
+					}
+					if node > 0 {
+						want -= want % int(node)
+					}
+					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: m.ids[at], Limit: limit, Node: node})
+					})
+				}
+				if n != int64(want) {
+					t.Fatalf("round %d: trimmed %d, want %d", round, n, want)
+				}
+				m.ids = m.ids[want:]
+				if err := Check(s); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				e := readTx(t, s, func(tx *Tx) ([]StreamEntry, error) {
+					e, _, err := tx.XRange(0, key, StreamID{}, encoding.MaxStreamID, 1, false)
+					return e, err
+				})
+				if len(e) != 1 || e[0].ID != m.ids[0] {
+					t.Fatalf("round %d: first entry %v, want %s", round, e, m.ids[0])
+				}
+				l := readTx(t, s, func(tx *Tx) (int64, error) { n, _, err := tx.XLen(0, key); return n, err })
+				if l != int64(len(m.ids)) {
+					t.Fatalf("round %d: XLEN %d, want %d", round, l, len(m.ids))
+				}
+			}
+		})
+	}
+}
+
+func TestMidID(t *testing.T) {
+	id := func(ms, seq uint64) StreamID { return StreamID{Ms: ms, Seq: seq} }
+	for _, c := range []struct{ lo, hi, want StreamID }{
+		{id(1, 0), id(1, 10), id(1, 5)},
+		{id(0, ^uint64(0)), id(1, 1), id(1, 0)},
+		{id(0, 0), encoding.MaxStreamID, id(1<<63-1, ^uint64(0))},
+		{id(3, 4), id(3, 5), id(3, 4)},
+		{id(2, 7), id(2, 7), id(2, 7)},
+	} {
+		if got := midID(c.lo, c.hi); got != c.want {
+			t.Errorf("midID(%s, %s) = %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestStreamIndexCheck checks that Check notices insertion indexes that
+// would make a trim miscount: a deleted-entry record between neighbours
+// with consecutive indexes, one missing from a gap, indexes out of order.
+func TestStreamIndexCheck(t *testing.T) {
+	key := []byte("s")
+	for _, c := range []struct {
+		name   string
+		damage func(tx *Tx, ss *streamState) error
+	}{
+		{"extra deleted record", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, encoding.AppendStreamDeletedKey(nil, ss.Prefix(encoding.FamilySub), StreamID{Ms: 1, Seq: 5}), nil)
+		}},
+		{"missing deleted record", func(tx *Tx, ss *streamState) error {
+			return tx.del(&ss.collection, encoding.AppendStreamDeletedKey(nil, ss.Prefix(encoding.FamilySub), StreamID{Ms: 3}))
+		}},
+		{"index out of order", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 5}), encoding.AppendStreamEntryIndexed(nil, 1, byteSlices("f", "v")))
+		}},
+		{"index past the next", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 6}), encoding.AppendStreamEntryIndexed(nil, 6, byteSlices("f", "v")))
+		}},
+		{"unindexed after indexed", func(tx *Tx, ss *streamState) error {
+			return tx.set(&ss.collection, ss.entryKey(StreamID{Ms: 6}), encoding.AppendStreamEntry(nil, byteSlices("f", "v")))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := openTestStore(t)
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
+				for i := range 6 {
+					if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i + 1)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+						return 0, err
+					}
+				}
+				return tx.XDel(0, key, []StreamID{{Ms: 3}})
+			})
+			if err := Check(s); err != nil {
+				t.Fatal(err)
+			}
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+				ss, err := tx.openStream(0, key)
+				if err != nil {
+					return 0, err
+				}
+				return 0, c.damage(tx, ss)
+			})
+			if err := Check(s); err == nil {
+				t.Fatal("Check passes")
+			} else {
+				t.Log(err)
+			}
+			// The damage goes with the key, for the check at cleanup.
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.Delete(0, key) })
+		})
+	}
+}
+
+// writeLegacyStream writes key as an older Cairn did: n entries without
+// insertion indexes and a 64-byte metadata tail.
+func writeLegacyStream(t *testing.T, s *Store, key []byte, m *streamModel, n int) {
+	t.Helper()
+	writeTx(t, s, []string{string(key)}, func(tx *Tx) (int, error) {
+		ss, err := tx.openStream(0, key)
+		if err != nil {
+			return 0, err
+		}
+		if err := tx.create(&ss.collection); err != nil {
+			return 0, err
+		}
+		for i := range n {
+			id := StreamID{Ms: uint64(i/2 + 1), Seq: uint64(i % 2)}
+			v := fmt.Sprint("old", i)
+			if err := tx.set(&ss.collection, ss.entryKey(id), encoding.AppendStreamEntry(nil, byteSlices("f", v))); err != nil {
+				return 0, err
+			}
+			m.ids = append(m.ids, id)
+			m.vals[id] = v
+			m.last = id
+			m.added++
+		}
+		ss.Meta.Size = uint64(n)
+		ss.s = encoding.StreamMeta{LastID: m.last, FirstID: m.ids[0], EntriesAdded: m.added}
+		ss.Meta.Value = encoding.AppendStreamMeta(nil, ss.s)[:64]
+		return 0, tx.putMeta(0, key, &ss.Meta)
+	})
+	if err := Check(s); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -826,7 +826,7 @@ func (tx *Tx) dropSubKeys(pdb uint16, key []byte, old *encoding.Meta) error {
 	for _, f := range families {
 		start := encoding.AppendSubKeyPrefix(nil, f, pdb, key, old.Version)
 		end := encoding.PrefixEnd(start)
-		if records > pointDeleteLimit || streamHasGroups(old) {
+		if records > pointDeleteLimit || streamUnbounded(old) {
 			if err := tx.b.DeleteRange(start, end); err != nil {
 				return err
 			}
