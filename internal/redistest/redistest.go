@@ -48,7 +48,7 @@ func StartOn(t testing.TB, dir, dbfilename string) *Conn {
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
-		var out lockedBuffer
+		var out LockedBuffer
 		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir, "--dbfilename", dbfilename)
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -87,19 +87,20 @@ func StartOn(t testing.TB, dir, dbfilename string) *Conn {
 	}
 }
 
-// lockedBuffer collects a server's output while it runs.
-type lockedBuffer struct {
+// LockedBuffer collects a child process's output while it runs, safe to
+// read meanwhile.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
