@@ -3,31 +3,18 @@ package main
 import (
 	"context"
 	"math"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/cairndb/cairn/bench/internal/procs"
-	"github.com/cairndb/cairn/internal/redistest"
 )
 
 // TestBitmapWorkloadsAgainstRedis runs every workload of the bitmaps
 // scenario, tiny, against a real redis-server: what the harness sends is
 // what Redis accepts, and every reply passes the workload's checks.
 func TestBitmapWorkloadsAgainstRedis(t *testing.T) {
-	c := redistest.Start(t)
-	_, port, _ := net.SplitHostPort(c.Addr())
-	p := &procs.Process{}
-	p.Port, _ = strconv.Atoi(port)
-	set, err := settingsFor(options{mode: "smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set.Clients = 3
-	h := &harness{set: set}
-	gc := client(p)
-	defer gc.Close()
+	srv, _ := testRedis(t, "redis")
+	p, gc := srv.p, srv.c
+	h := smokeHarness(t)
+	set := h.set
 	ctx := context.Background()
 	desc := bitmapDescriptions(set)
 	for _, w := range bitmapWorkloads {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cairndb/cairn/bench/internal/loadgen"
-	"github.com/cairndb/cairn/bench/internal/procs"
-	"github.com/cairndb/cairn/internal/redistest"
 )
 
 func TestIncrSHA(t *testing.T) {
@@ -70,18 +67,10 @@ func TestTxOpCheck(t *testing.T) {
 // scenario, tiny, against a real redis-server: what the harness sends is
 // what Redis accepts, and every reply passes the workload's checks.
 func TestScriptPubSubWorkloadsAgainstRedis(t *testing.T) {
-	c := redistest.Start(t)
-	_, port, _ := net.SplitHostPort(c.Addr())
-	p := &procs.Process{}
-	p.Port, _ = strconv.Atoi(port)
-	set, err := settingsFor(options{mode: "smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set.Clients = 3
-	h := &harness{set: set}
-	gc := client(p)
-	defer gc.Close()
+	srv, c := testRedis(t, "redis")
+	p, gc := srv.p, srv.c
+	h := smokeHarness(t)
+	set := h.set
 	ctx := context.Background()
 	for _, w := range scriptPubSubWorkloads {
 		for _, pl := range []int{1, 4} {
