@@ -234,6 +234,21 @@ func TestTrackingMatchesRedis(t *testing.T) {
 			{"b", []string{"MSET", "f1", "1", "f2", "1", "f3", "1", "f4", "1", "f5", "1", "f6", "1", "f7", "1", "u9", "1"}},
 			{"b", []string{"FUNCTION", "DELETE", "tl"}},
 		},
+		"under CLIENT REPLY OFF and SKIP": {
+			// Invalidations are pushes: those modes do not silence them.
+			{"a", []string{"HELLO", "3"}},
+			{"a", []string{"CLIENT", "TRACKING", "on"}},
+			{"a", []string{"GET", "k"}},
+			{"a", []string{"CLIENT", "REPLY", "OFF"}},
+			{"a", []string{"SET", "k", "1"}},
+			{"a", []string{"GET", "k2"}},
+			{"b", []string{"SET", "k2", "2"}},
+			{"a", []string{"GET", "k3"}},
+			{"a", []string{"CLIENT", "REPLY", "ON"}},
+			{"a", []string{"CLIENT", "REPLY", "SKIP"}},
+			{"a", []string{"SET", "k3", "1"}},
+			{"a", []string{"GET", "k3"}},
+		},
 		"optin and optout": {
 			{"a", []string{"HELLO", "3"}},
 			{"a", []string{"CLIENT", "CACHING", "yes"}},
