@@ -333,6 +333,24 @@ func (w *Writer) EndDiscard() {
 	}
 }
 
+// PauseDiscard lets replies through until ResumeDiscard, even while
+// discarding, and returns whether it was discarding, to be passed to
+// ResumeDiscard. It is for what Redis sends past CLIENT REPLY OFF and SKIP
+// (its CLIENT_PUSHING writes): (un)subscription confirmations and the
+// messages a subscriber publishes to itself.
+func (w *Writer) PauseDiscard() (was bool) {
+	was = w.discarding
+	w.EndDiscard()
+	return was
+}
+
+// ResumeDiscard goes back to discarding if was (from PauseDiscard) says so.
+func (w *Writer) ResumeDiscard(was bool) {
+	if was {
+		w.Discard()
+	}
+}
+
 // Hold keeps every reply written from now on in the buffer until Release,
 // and returns a mark that Truncate can roll back to. The server holds a
 // write command's reply until its commit succeeds, so no client ever sees
@@ -346,6 +364,9 @@ func (w *Writer) Hold() int {
 func (w *Writer) Truncate(mark int) {
 	if mark >= 0 && mark <= len(w.buf) {
 		w.buf = w.buf[:mark]
+		// What was let through a Discard (PauseDiscard) after mark is
+		// gone too: discarding must not resurrect it.
+		w.discardFrom = min(w.discardFrom, mark)
 	}
 }
 

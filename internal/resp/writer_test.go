@@ -293,3 +293,40 @@ func TestWriterDiscard(t *testing.T) {
 		t.Fatalf("written %q", got)
 	}
 }
+
+// TestWriterPauseDiscard: what is written between PauseDiscard and
+// ResumeDiscard goes out while discarding, the rest does not, and a held
+// reply rolled back (Truncate) takes what was let through after its mark
+// with it instead of bringing it back.
+func TestWriterPauseDiscard(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.SimpleString("before")
+	w.Discard()
+	w.Int(1)
+	was := w.PauseDiscard()
+	w.Push(1)
+	w.BulkString("through")
+	w.ResumeDiscard(was)
+	w.Int(2)
+	mark := w.Hold()
+	w.Int(3)
+	was = w.PauseDiscard()
+	w.SimpleString("rolled back")
+	w.ResumeDiscard(was)
+	w.Truncate(mark)
+	w.Int(4)
+	w.Release()
+	w.EndDiscard()
+	if w.PauseDiscard() {
+		t.Fatal("PauseDiscard reported discarding after EndDiscard")
+	}
+	w.ResumeDiscard(false)
+	w.SimpleString("after")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "+before\r\n*1\r\n$7\r\nthrough\r\n+after\r\n" {
+		t.Fatalf("written %q", got)
+	}
+}

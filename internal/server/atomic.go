@@ -64,6 +64,9 @@ type group struct {
 	db *int
 	// wrote is set once a command of the group has written something.
 	wrote bool
+	// scriptKeys are a script's declared keys, which its reads are
+	// tracked by (trackScriptRead).
+	scriptKeys [][]byte
 
 	keyIdx []int
 	keys   [][]byte
@@ -153,7 +156,11 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		}
 	}
 	if g.c.trk.Load() != nil {
-		s.trackRead(g.c, spec, args)
+		if g.kind == groupMulti {
+			s.trackRead(g.c, spec, args)
+		} else {
+			s.trackScriptRead(g.c, spec, g.scriptKeys)
+		}
 	}
 	start := time.Now()
 	x := &ctx{srv: s, cl: g.c, w: w, tx: g.tx, args: args, deferred: &g.deferred, scriptDB: g.db, group: g}

@@ -113,7 +113,11 @@ func (c *client) subscribedModeError(spec *command.Spec) string {
 
 // replySubscription writes one (un)subscription confirmation: kind, the
 // channel or pattern (nil when unsubscribing from nothing), and the count.
+// CLIENT REPLY OFF and SKIP do not silence it: Redis 7 writes it as a push
+// (CLIENT_PUSHING), which they let through, and a client that waits for it
+// would otherwise hang.
 func (x *ctx) replySubscription(kind string, name []byte, count int) {
+	defer x.w.ResumeDiscard(x.w.PauseDiscard())
 	x.w.Push(3)
 	x.w.BulkString(kind)
 	if name == nil {
@@ -125,6 +129,7 @@ func (x *ctx) replySubscription(kind string, name []byte, count int) {
 }
 
 func (x *ctx) replySubscriptionString(kind, name string, count int) {
+	defer x.w.ResumeDiscard(x.w.PauseDiscard())
 	x.w.Push(3)
 	x.w.BulkString(kind)
 	x.w.BulkString(name)

@@ -292,7 +292,7 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 		kind = groupScriptRO
 	}
 	if outer := x.group; outer != nil {
-		x.runNestedScript(outer, run, kind, exec)
+		x.runNestedScript(outer, run, kind, keys, exec)
 		return
 	}
 	lockKeys := keys
@@ -302,6 +302,7 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 	defer w.Release()
 	for attempt := 1; ; attempt++ {
 		g := s.beginGroup(c, kind, lockKeys, lockAll)
+		g.scriptKeys = keys
 		db := x.db()
 		g.db = &db
 		runCtx, cancel := context.WithCancel(context.Background())
@@ -345,10 +346,10 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 // the transaction's group, which holds every lock (see needsAllLocks) and
 // commits it with the rest. Its writes stand even when it ends in an
 // error reply, as a script's do.
-func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, exec func(ctx context.Context, h script.Host, w *resp.Writer) error) {
+func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, keys [][]byte, exec func(ctx context.Context, h script.Host, w *resp.Writer) error) {
 	s := x.srv
 	db := x.db()
-	inner := &group{s: s, c: x.cl, kind: kind, tx: outer.tx, lockAll: outer.lockAll, db: &db}
+	inner := &group{s: s, c: x.cl, kind: kind, tx: outer.tx, lockAll: outer.lockAll, db: &db, scriptKeys: keys}
 	w := x.w
 	mark := w.Buffered()
 	runCtx, cancel := context.WithCancel(context.Background())

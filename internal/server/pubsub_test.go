@@ -709,3 +709,55 @@ func TestPubSubConcurrentChurn(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestClientReplyKeepsSubscriptionConfirmations: CLIENT REPLY OFF and SKIP
+// silence replies but not the (un)subscription confirmations, the
+// messages published to the client (its own too) or a subscription made
+// in MULTI, which Redis 7 sends as pushes past those modes; SKIP still
+// applies to the command after it. Every byte is compared with Redis, in
+// RESP2 and RESP3.
+func TestClientReplyKeepsSubscriptionConfirmations(t *testing.T) {
+	a := func(args ...string) trackingStep { return trackingStep{"a", args} }
+	b := func(args ...string) trackingStep { return trackingStep{"b", args} }
+	steps := []trackingStep{
+		a("CLIENT", "REPLY", "OFF"),
+		a("SUBSCRIBE", "c1", "c2"), a("PSUBSCRIBE", "p*"),
+		b("PUBLISH", "c1", "m1"), b("PUBLISH", "pq", "m2"),
+		a("SSUBSCRIBE", "s1"), b("SPUBLISH", "s1", "m3"),
+		a("PING"),
+		a("UNSUBSCRIBE", "c1"), a("PUNSUBSCRIBE"), a("SUNSUBSCRIBE"), a("UNSUBSCRIBE"), a("UNSUBSCRIBE"),
+		a("PUNSUBSCRIBE", "none"),
+		a("CLIENT", "REPLY", "ON"),
+		a("CLIENT", "REPLY", "SKIP"), a("SUBSCRIBE", "c1"), a("PING"),
+		a("CLIENT", "REPLY", "SKIP"), a("PING", "x"), a("SUBSCRIBE", "c2"),
+		b("PUBLISH", "c1", "m4"),
+		a("UNSUBSCRIBE", "c2", "c1"), a("CLIENT", "REPLY", "SKIP"), a("PING", "y"), a("PING", "z"),
+		a("CLIENT", "REPLY", "OFF"), a("MULTI"), a("SUBSCRIBE", "c3"), a("PING"), a("EXEC"),
+		b("PUBLISH", "c3", "m5"),
+		a("RESET"),
+	}
+	self := []trackingStep{
+		// A RESP3 subscriber may publish; its own message comes through.
+		a("SUBSCRIBE", "me"), a("CLIENT", "REPLY", "OFF"), a("PUBLISH", "me", "self"), a("SPUBLISH", "me", "s"),
+		a("SSUBSCRIBE", "sme"), a("SPUBLISH", "sme", "self2"), a("CLIENT", "REPLY", "ON"),
+		a("CLIENT", "REPLY", "SKIP"), a("PUBLISH", "me", "self3"), a("PING", "after"),
+	}
+	scripts := map[string][]trackingStep{
+		"RESP2": steps,
+		"RESP3": append(append([]trackingStep{a("HELLO", "3")}, steps...), append([]trackingStep{a("HELLO", "3")}, self...)...),
+	}
+	for name, steps := range scripts {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := redistest.Start(t)
+			ts := startServer(t)
+			want := runTrackingScript(t, r.Addr(), steps)
+			got := runTrackingScript(t, ts.addr, steps)
+			for i := range want {
+				if want[i] != got[i] {
+					t.Errorf("Redis: %s\nCairn: %s", want[i], got[i])
+				}
+			}
+		})
+	}
+}

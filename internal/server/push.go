@@ -177,7 +177,9 @@ func (c *client) drainPushes() {
 
 // takePushes moves the queued pushes into the reply buffer, ahead of the
 // reply to the command about to run. The connection's goroutine calls it
-// holding outMu, outside a pipeline transaction.
+// holding outMu, outside a pipeline transaction. CLIENT REPLY OFF and SKIP
+// do not drop them (PUBLISH takes a client's own message so): like every
+// push, they pass those modes in Redis.
 func (c *client) takePushes() {
 	if c.out.size.Load() == 0 {
 		return
@@ -188,7 +190,9 @@ func (c *client) takePushes() {
 		o.mu.Unlock()
 		return
 	}
+	muted := c.w.PauseDiscard()
 	c.w.Raw(o.buf)
+	c.w.ResumeDiscard(muted)
 	o.buf = o.buf[:0]
 	if cap(o.buf) > keepPushBuf {
 		o.buf = nil

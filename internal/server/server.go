@@ -184,6 +184,8 @@ func Build(o Options) (*Server, error) {
 		}
 	}
 	s.initReplication()
+	// A lower tracking-table-max-keys evicts at once, as Redis's cron does.
+	s.cfg.OnChange("tracking-table-max-keys", func(string) { s.enforceTrackingLimit() })
 	// A new idle timeout applies to clients already waiting for input too.
 	s.cfg.OnChange("timeout", func(string) {
 		t := s.cfg.Timeout()

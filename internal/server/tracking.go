@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -108,21 +110,46 @@ func (s *Server) disableTracking(c *client) {
 
 // trackRead remembers the keys a read-only command of c is about to read,
 // unless OPTIN/OPTOUT and CLIENT CACHING say otherwise. EVAL_RO and
-// FCALL_RO are not tracked themselves: the commands they run are.
+// FCALL_RO are not tracked themselves: the commands they run are (see
+// trackScriptRead).
 func (s *Server) trackRead(c *client, spec *command.Spec, args [][]byte) {
-	st := c.tracking()
-	if st == nil || st.bcast || spec.Flags&command.ReadOnly == 0 || spec.Flags&command.PubSub != 0 {
+	if !c.tracksReadOf(spec) {
 		return
 	}
 	switch spec.Name {
 	case "eval_ro", "evalsha_ro", "fcall_ro":
 		return
 	}
-	if st.optin && !c.trkCaching || st.optout && c.trkCaching {
+	idx := spec.AppendKeyIndices(nil, args)
+	s.rememberKeys(c, len(idx), func(i int) []byte { return args[idx[i]] })
+}
+
+// trackScriptRead is trackRead for a command a script or function of c
+// runs: as Redis 7.0's call() does, it remembers the keys the script
+// declared (its caller's arguments), whatever keys the command names,
+// for every read-only command the script runs.
+func (s *Server) trackScriptRead(c *client, spec *command.Spec, declared [][]byte) {
+	if !c.tracksReadOf(spec) {
 		return
 	}
-	idx := spec.AppendKeyIndices(nil, args)
-	if len(idx) == 0 {
+	s.rememberKeys(c, len(declared), func(i int) []byte { return declared[i] })
+}
+
+// tracksReadOf reports whether c's tracking remembers what a command of
+// spec reads: a read-only command, with tracking on and not BCAST, and
+// CLIENT CACHING agreeing with OPTIN/OPTOUT.
+func (c *client) tracksReadOf(spec *command.Spec) bool {
+	st := c.tracking()
+	if st == nil || st.bcast || spec.Flags&command.ReadOnly == 0 || spec.Flags&command.PubSub != 0 {
+		return false
+	}
+	return !(st.optin && !c.trkCaching || st.optout && c.trkCaching)
+}
+
+// rememberKeys adds n keys, key(0) to key(n-1), read by c to the tracking
+// table, and enforces tracking-table-max-keys.
+func (s *Server) rememberKeys(c *client, n int, key func(i int) []byte) {
+	if n == 0 {
 		return
 	}
 	t := &s.tracking
@@ -130,11 +157,12 @@ func (s *Server) trackRead(c *client, spec *command.Spec, args [][]byte) {
 	if t.keys == nil {
 		t.keys = map[string]map[int64]struct{}{}
 	}
-	for _, i := range idx {
-		ids := t.keys[string(args[i])]
+	for i := range n {
+		k := key(i)
+		ids := t.keys[string(k)]
 		if ids == nil {
 			ids = map[int64]struct{}{}
-			t.keys[string(args[i])] = ids
+			t.keys[string(k)] = ids
 		}
 		if _, ok := ids[c.id]; !ok {
 			ids[c.id] = struct{}{}
@@ -143,24 +171,43 @@ func (s *Server) trackRead(c *client, spec *command.Spec, args [][]byte) {
 	}
 	doomed := t.overLimitLocked(int(s.cfg.TrackingTableMaxKeys()))
 	t.mu.Unlock()
-	s.sendInvalidations(doomed, nil)
+	s.sendKeyInvalidations(doomed, -1)
+}
+
+// enforceTrackingLimit applies tracking-table-max-keys to the table as it
+// is, after CONFIG SET lowered it: Redis's serverCron does so even when no
+// command runs. As there, only while some client tracks.
+func (s *Server) enforceTrackingLimit() {
+	t := &s.tracking
+	if t.clients.Load() == 0 {
+		return
+	}
+	t.mu.Lock()
+	doomed := t.overLimitLocked(int(s.cfg.TrackingTableMaxKeys()))
+	t.mu.Unlock()
+	s.sendKeyInvalidations(doomed, -1)
+}
+
+// keyReaders is a key leaving the tracking table with the ids of the
+// clients that read it.
+type keyReaders struct {
+	key []byte
+	ids map[int64]struct{}
 }
 
 // overLimitLocked drops keys beyond the table's limit (0: none), as
-// Redis's trackingLimitUsedSlots evicts random keys, and returns what their
-// readers must be told.
-func (t *tracker) overLimitLocked(limit int) map[int64][][]byte {
+// Redis's trackingLimitUsedSlots evicts random keys, and returns them with
+// their readers, who must be told.
+func (t *tracker) overLimitLocked(limit int) []keyReaders {
 	if limit <= 0 || len(t.keys) <= limit {
 		return nil
 	}
-	out := map[int64][][]byte{}
+	var out []keyReaders
 	for k, ids := range t.keys {
 		if len(t.keys) <= limit {
 			break
 		}
-		for id := range ids {
-			out[id] = append(out[id], []byte(k))
-		}
+		out = append(out, keyReaders{key: []byte(k), ids: ids})
 		t.items -= len(ids)
 		delete(t.keys, k)
 	}
@@ -170,6 +217,11 @@ func (t *tracker) overLimitLocked(limit int) map[int64][][]byte {
 // invalidateCommitted tells the readers of the keys a commit modified that
 // they changed; by is the client whose command committed (nil for the
 // server's own work), which NOLOOP clients are not told about.
+//
+// As Redis does, a client that read keys gets one message per key, in the
+// order they were modified, and a BCAST client one message per prefix of
+// its own that modified keys match, with those keys (sorted, each once),
+// prefixes in order.
 func (s *Server) invalidateCommitted(tx *store.Tx, by *client) {
 	t := &s.tracking
 	if t.clients.Load() == 0 {
@@ -179,54 +231,80 @@ func (s *Server) invalidateCommitted(tx *store.Tx, by *client) {
 	if by != nil {
 		byID = by.id
 	}
-	perClient := map[int64][][]byte{}
+	var dropped []keyReaders
 	t.mu.Lock()
 	tx.EachTouched(func(_ int, key []byte) {
 		if ids, ok := t.keys[string(key)]; ok {
-			for id := range ids {
-				perClient[id] = append(perClient[id], key)
-			}
+			dropped = append(dropped, keyReaders{key: key, ids: ids})
 			t.items -= len(ids)
 			delete(t.keys, string(key))
 		}
 	})
-	bcast := map[*client][][]byte{}
+	var bcast map[string]*prefixKeys
 	if len(t.prefixes) > 0 {
 		tx.EachTouched(func(_ int, key []byte) {
 			for p, cs := range t.prefixes {
 				if !bytes.HasPrefix(key, []byte(p)) {
 					continue
 				}
-				for c := range cs {
-					bcast[c] = append(bcast[c], key)
+				pk := bcast[p]
+				if pk == nil {
+					if bcast == nil {
+						bcast = map[string]*prefixKeys{}
+					}
+					pk = &prefixKeys{clients: make([]*client, 0, len(cs))}
+					for c := range cs {
+						pk.clients = append(pk.clients, c)
+					}
+					bcast[p] = pk
 				}
+				pk.keys = append(pk.keys, key)
 			}
 		})
 	}
 	t.mu.Unlock()
-	for id, keys := range perClient {
-		target := s.clientByID(id)
-		st := target.trackingOrNil()
-		if st == nil || st.bcast || st.noloop && id == byID {
-			continue
+	s.sendKeyInvalidations(dropped, byID)
+	for _, p := range slices.Sorted(maps.Keys(bcast)) {
+		pk := bcast[p]
+		keys := dedupKeys(pk.keys)
+		slices.SortFunc(pk.clients, func(a, b *client) int { return cmp.Compare(a.id, b.id) })
+		for _, c := range pk.clients {
+			st := c.tracking()
+			if st == nil || !st.bcast || st.noloop && c.id == byID {
+				continue
+			}
+			s.sendTracking(c, st, keys, false)
 		}
-		s.sendTracking(target, st, dedupKeys(keys), false)
-	}
-	for c, keys := range bcast {
-		st := c.tracking()
-		if st == nil || st.noloop && c.id == byID {
-			continue
-		}
-		s.sendTracking(c, st, dedupKeys(keys), false)
 	}
 }
 
-// sendInvalidations sends evicted keys to their readers.
-func (s *Server) sendInvalidations(perClient map[int64][][]byte, _ *client) {
-	for id, keys := range perClient {
-		target := s.clientByID(id)
-		if st := target.trackingOrNil(); st != nil && !st.bcast {
-			s.sendTracking(target, st, keys, false)
+// prefixKeys are the modified keys that match one BCAST prefix and the
+// clients registered for it.
+type prefixKeys struct {
+	keys    [][]byte
+	clients []*client
+}
+
+// sendKeyInvalidations tells the readers of keys that leave the table,
+// one message per key as Redis's trackingInvalidateKey sends, except a
+// NOLOOP client about a change of its own (byID; -1 for none).
+func (s *Server) sendKeyInvalidations(dropped []keyReaders, byID int64) {
+	if len(dropped) == 0 {
+		return
+	}
+	targets := map[int64]*client{}
+	for _, d := range dropped {
+		for id := range d.ids {
+			target, ok := targets[id]
+			if !ok {
+				target = s.clientByID(id)
+				targets[id] = target
+			}
+			st := target.trackingOrNil()
+			if st == nil || st.bcast || st.noloop && id == byID {
+				continue
+			}
+			s.sendTracking(target, st, [][]byte{d.key}, false)
 		}
 	}
 }
