@@ -151,7 +151,7 @@ func (b *blockers) signal(db int, key []byte) {
 }
 
 // signalDBs tells the first waiter on every key of the given databases
-// that its key may have changed (SWAPDB).
+// that its key may have changed (FLUSHDB, FLUSHALL, SWAPDB).
 func (b *blockers) signalDBs(dbs ...int) {
 	if b.count.Load() == 0 {
 		return

@@ -160,8 +160,10 @@ func Build(o Options) (*Server, error) {
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
-			// deadline itself (see watchedKey), blocked clients wait for
-			// values, not for absences.
+			// deadline itself (see watchedKey). A client blocked on one runs
+			// its command again: an XREADGROUP whose stream expired must
+			// fail, as one whose stream was deleted does.
+			tx.EachTouched(s.blocked.signal)
 			s.invalidateCommitted(tx, nil)
 			s.publishEvents(tx)
 		})
