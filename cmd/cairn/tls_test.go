@@ -220,3 +220,73 @@ func TestTLSOnly(t *testing.T) {
 		t.Fatalf("port 0 without tls-port: %v\n%s", err, out)
 	}
 }
+
+// TestTLSBlockedClient: a blocked client's connection is read while it
+// waits (to notice a hang-up), and that read is interrupted when the wait
+// ends: over TLS too, what the client sent meanwhile runs after the reply,
+// and a client that hangs up behind a pipelined request leaves the queue.
+func TestTLSBlockedClient(t *testing.T) {
+	ctx := context.Background()
+	p, port, f := startTLS(t, "no")
+	ctl := p.client(t)
+	pool := x509.NewCertPool()
+	pool.AddCert(f.CA)
+	dial := func() *tls.Conn {
+		conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		t.Cleanup(func() { _ = conn.Close() })
+		return conn
+	}
+	blocked := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			info, err := ctl.Info(ctx, "clients").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(info, fmt.Sprintf("blocked_clients:%d\r\n", n)) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("blocked_clients never %d:\n%s", n, info)
+			}
+		}
+	}
+	conn := dial()
+	io.WriteString(conn, "*3\r\n$5\r\nBLPOP\r\n$1\r\nl\r\n$1\r\n0\r\n")
+	blocked(1)
+	io.WriteString(conn, "*1\r\n$4\r\nPING\r\n")
+	time.Sleep(20 * time.Millisecond)
+	if err := ctl.RPush(ctx, "l", "a").Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "*2\r\n$1\r\nl\r\n$1\r\na\r\n+PONG\r\n"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(conn, got); err != nil || string(got) != want {
+		t.Fatalf("replies %q, %v; want %q", got, err, want)
+	}
+	// The connection reads on normally after the interrupted read.
+	io.WriteString(conn, "*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n")
+	want = "$2\r\nhi\r\n"
+	got = make([]byte, len(want))
+	if _, err := io.ReadFull(conn, got); err != nil || string(got) != want {
+		t.Fatalf("ECHO after the wait = %q, %v", got, err)
+	}
+
+	gone := dial()
+	io.WriteString(gone, "*3\r\n$5\r\nBLPOP\r\n$1\r\nl\r\n$1\r\n0\r\n")
+	blocked(1)
+	io.WriteString(gone, "*1\r\n$4\r\nPING\r\n")
+	time.Sleep(20 * time.Millisecond)
+	gone.Close()
+	blocked(0)
+	if err := ctl.RPush(ctx, "l", "b").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ctl.LLen(ctx, "l").Result(); err != nil || n != 1 {
+		t.Fatalf("LLEN after the hang-up and a push = %d, %v", n, err)
+	}
+}

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/cairndb/cairn/internal/resp"
 )
 
 // Blocking commands (BLPOP, BZPOPMIN, BLMOVE, ...) wait here without holding
@@ -151,7 +153,7 @@ func (b *blockers) signal(db int, key []byte) {
 }
 
 // signalDBs tells the first waiter on every key of the given databases
-// that its key may have changed (SWAPDB).
+// that its key may have changed (FLUSHDB, FLUSHALL, SWAPDB).
 func (b *blockers) signalDBs(dbs ...int) {
 	if b.count.Load() == 0 {
 		return
@@ -209,54 +211,154 @@ func (x *ctx) block(keys [][]byte, timeout time.Duration, onTimeout func(x *ctx)
 
 // waitBlocked parks the client until it is woken, times out, or goes away.
 // It returns true when the command should be run again.
-func (s *Server) waitBlocked(c *client, w *waiter, deadline time.Time) (retry bool) {
+func (s *Server) waitBlocked(c *client, w *waiter, in *inputWatch, deadline time.Time) (retry bool) {
 	var timer <-chan time.Time
 	if !deadline.IsZero() {
 		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timer = t.C
 	}
-	// A blocked client sends nothing, so its connection is checked now and
-	// then for a hang-up, without reading (and consuming) anything.
-	probe := time.NewTicker(100 * time.Millisecond)
-	defer probe.Stop()
+	select {
+	case <-w.wake:
+		// A hang-up seen meanwhile wins: no element may go to a client
+		// that cannot take it.
+		return !in.ended(s)
+	case <-timer:
+		return false
+	case <-c.gone:
+		return false
+	case withError := <-c.unblock:
+		c.unblockErr = withError
+		return false
+	case err := <-in.done:
+		in.end(s, err)
+		return false
+	}
+}
+
+// inputWatch reads a blocked client's connection while its command waits,
+// as Redis goes on reading a blocked client's socket into its query buffer:
+// a client that hangs up is dropped at once, and taken out of the queues of
+// its keys before anything is handed to it, even when it sent more requests
+// before it went (a peek at the socket would find those, not the end).
+// What a live client sends meanwhile is kept and runs, in order, once the
+// blocking command has its reply; it counts against
+// client-query-buffer-limit, like a request being read.
+type inputWatch struct {
+	c *client
+	// done receives the goroutine's last read error (or
+	// errBlockedQueryBuf), once; received is set when it was taken.
+	done     chan error
+	received bool
+	// buf is the input read, the goroutine's until done is received.
+	buf []byte
+	// held is what the client's input buffer held when the wait began;
+	// limit is client-query-buffer-limit.
+	held, limit int64
+}
+
+// errBlockedQueryBuf ends the watch of a client that sent more than
+// client-query-buffer-limit while it was blocked.
+var errBlockedQueryBuf = errors.New("query buffer limit reached while blocked")
+
+// watchInputFrom is the smallest read of a watch: most blocked clients send
+// nothing, or a few small requests.
+const watchInputFrom = 512
+
+// watchInput starts reading c's connection for the time of a blocking wait.
+// The master's link has no input of its own to watch: its watch never
+// ends.
+func (c *client) watchInput() *inputWatch {
+	in := &inputWatch{c: c, done: make(chan error, 1)}
+	if c.srv.isMasterClient(c) {
+		return in
+	}
+	in.held = int64(c.r.Buffered()) + int64(len(c.pending))
+	in.limit = c.r.MaxQueryBuf
+	if in.limit <= 0 {
+		in.limit = resp.DefaultMaxQueryBuf
+	}
+	go in.run()
+	return in
+}
+
+func (in *inputWatch) run() {
+	c := in.c
 	for {
-		select {
-		case <-w.wake:
-			return true
-		case <-timer:
-			return false
-		case <-c.gone:
-			return false
-		case withError := <-c.unblock:
-			c.unblockErr = withError
-			return false
-		case <-probe.C:
-			if c.hungUp() {
-				c.kill()
-				return false
+		if len(in.buf) == cap(in.buf) {
+			in.buf = slices.Grow(in.buf, max(cap(in.buf), watchInputFrom))
+		}
+		n, err := c.nc.Read(in.buf[len(in.buf):cap(in.buf)])
+		in.buf = in.buf[:len(in.buf)+n]
+		if n > 0 {
+			c.srv.stats.reads.Add(1)
+			c.srv.stats.netIn.Add(int64(n))
+			c.lastCmdAt.Store(time.Now().UnixMilli())
+			// CLIENT LIST's qbuf shows what waits behind the blocking
+			// command, as Redis's query buffer does.
+			storeChanged(&c.qbuf, int(in.held)+len(in.buf))
+			if err == nil && in.held+int64(len(in.buf)) > in.limit {
+				err = errBlockedQueryBuf
 			}
+		}
+		if err != nil {
+			in.done <- err
+			return
 		}
 	}
 }
 
-// hungUp reports whether the peer closed the connection, by peeking at the
-// socket without consuming anything.
-func (c *client) hungUp() bool {
-	sc, ok := c.nc.(syscall.Conn)
-	if !ok {
+// end closes the connection of a client whose input ended (or outgrew its
+// limit) while it was blocked, once its watch reported err.
+func (in *inputWatch) end(s *Server, err error) {
+	in.received = true
+	if errors.Is(err, errBlockedQueryBuf) {
+		// The input read while blocked is the query buffer Redis
+		// describes.
+		storeChanged(&in.c.qbuf, len(in.buf))
+		s.queryBufLimitReached(in.c, in.buf[:min(len(in.buf), 64)])
+	}
+	in.c.kill()
+}
+
+// ended reports, without waiting, whether the watch has ended, and then
+// closes the connection.
+func (in *inputWatch) ended(s *Server) bool {
+	if in.received {
+		return true
+	}
+	select {
+	case err := <-in.done:
+		in.end(s, err)
+		return true
+	default:
 		return false
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return true
+}
+
+// stop ends the watch of a client whose wait is over and keeps what it
+// read as the client's next input. The read in progress is interrupted by
+// a deadline in the past; the connection then has none, as a blocked
+// client's has not (the next read for a request arms the idle timeout).
+func (in *inputWatch) stop() {
+	c := in.c
+	if c.srv.isMasterClient(c) {
+		return
 	}
-	closed := false
-	var buf [1]byte
-	err = rc.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		closed = n == 0 && err == nil
-		return true
-	})
-	return closed || err != nil
+	if !in.received {
+		_ = c.nc.SetReadDeadline(time.Unix(1, 0))
+		<-in.done
+		in.received = true
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
+	// An error other than the deadline (the client hung up as it was
+	// served) comes again from the connection's next read, after this.
+	switch {
+	case len(in.buf) == 0 || c.killed.Load():
+	case len(c.pending) == 0:
+		c.pending = in.buf
+	default:
+		c.pending = append(c.pending, in.buf...)
+	}
+	in.buf = nil
 }

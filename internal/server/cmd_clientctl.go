@@ -223,6 +223,11 @@ func (s *Server) waitPause(c *client, spec *command.Spec) bool {
 	}
 	c.setBlocked(true)
 	defer c.setBlocked(false)
+	// Its connection is read meanwhile, as for a blocking command: a client
+	// that hangs up is dropped at once and its paused command never runs,
+	// as in Redis.
+	in := c.watchInput()
+	defer in.stop()
 	c.outMu.Unlock()
 	defer c.outMu.Lock()
 	for paused {
@@ -233,11 +238,15 @@ func (s *Server) waitPause(c *client, spec *command.Spec) bool {
 		case <-c.gone:
 			t.Stop()
 			return false
+		case err := <-in.done:
+			t.Stop()
+			in.end(s, err)
+			return false
 		}
 		t.Stop()
 		until, over, paused = s.pausedFor(c, spec)
 	}
-	return true
+	return !in.ended(s)
 }
 
 // clientFlags is CLIENT LIST's flags field, in Redis's order.

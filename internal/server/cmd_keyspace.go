@@ -454,9 +454,8 @@ func cmdSwapDB(x *ctx) {
 		x.storeError(err)
 		return
 	}
-	// Every key of both databases may now hold what a blocked client
-	// waits for, as Redis rescans them after a swap.
-	x.afterCommit = func() { x.srv.blocked.signalDBs(int(a), int(b)) }
+	// Blocked clients of both databases run again once it commits (the
+	// Tx lists them in ChangedDBs), as Redis rescans them after a swap.
 	x.ok()
 }
 

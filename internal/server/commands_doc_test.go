@@ -65,6 +65,7 @@ var commandNotes = map[string]string{
 	"xadd":            "With `~`, MAXLEN and MINID remove whole nodes of stream-node-max-entries entries from the head: what Redis removes from a stream whose radix-tree nodes filled up in turn.",
 	"xtrim":           "With `~`, whole nodes of stream-node-max-entries entries, as XADD. Counting the removed entries reads O(min(removed, kept)) records; the removal itself is one range tombstone.",
 	"xread":           "Accepts the `+` id of Redis 7.4 (the last entry).",
+	"xreadgroup":      "A blocked client whose stream goes away or changes type (DEL, FLUSHALL, FLUSHDB, SWAPDB, MOVE, RENAME, expiry, a write of another type) is answered at once, as Redis 7.2 answers it: the command runs again and replies NOGROUP or WRONGTYPE (Redis 7.0 replied `-UNBLOCKED the stream key no longer exists`).",
 	"migrate":         "The keys are read from one snapshot and no lock is held while the target answers; a key written meanwhile keeps its new value (only keys unchanged since are deleted). Redis instead blocks every client for the transfer. A target that is this server's own database is refused (Redis waits for itself until the timeout).",
 	"backup":          "Cairn's command: a consistent copy of the data directory (Pebble checkpoint, tables hard-linked) into a new directory, taken while writes go on; a relative path is taken from the data directory's parent. See docs/operations.md.",
 	"xinfo|stream":    "radix-tree-keys and radix-tree-nodes are estimates: entries live on disk keyed by id, in no radix tree.",

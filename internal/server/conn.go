@@ -131,6 +131,10 @@ type client struct {
 	// replconf is what REPLCONF said before a SYNC (replica.go).
 	replconf replClient
 
+	// pending is input read while the client was blocked (inputWatch),
+	// which the request reader takes before reading the connection again.
+	pending []byte
+
 	// Scratch reused by every command on this connection.
 	ctx    ctx
 	keyIdx []int
@@ -203,7 +207,7 @@ func (c *client) idleTimeout() time.Duration {
 
 // setBlocked marks the client as waiting in a blocking command, or done
 // waiting. As in Redis, the idle timeout does not apply while it waits:
-// its deadline is removed, which also keeps the hang-up probe, which reads
+// its deadline is removed, which also keeps the input watch, which reads
 // the socket, from taking an expired deadline for a hang-up.
 func (c *client) setBlocked(blocked bool) {
 	c.mu.Lock()
@@ -267,7 +271,7 @@ func (c *client) serve() {
 				_ = c.w.Flush()
 				c.srv.log.Debug("protocol error; connection closed", "client", c.id, "addr", c.raddr, "err", pe.Error())
 			} else if errors.Is(err, resp.ErrQueryBufLimit) {
-				c.srv.queryBufLimitReached(c)
+				c.srv.queryBufLimitReached(c, c.r.Head())
 			} else if !errors.Is(err, io.EOF) && !c.killed.Load() {
 				c.srv.log.Debug("client read", "client", c.id, "err", err)
 			}
@@ -304,6 +308,16 @@ type flushingReader struct{ c *client }
 
 func (f flushingReader) Read(p []byte) (int, error) {
 	c := f.c
+	if len(c.pending) > 0 {
+		// Read while the client was blocked: requests that were waiting
+		// behind the blocking command, with no wait for input here.
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		if len(c.pending) == 0 {
+			c.pending = nil
+		}
+		return n, nil
+	}
 	c.srv.commitPipeline(c)
 	if c.w.Buffered() > 0 {
 		if err := c.w.Flush(); err != nil {

@@ -512,6 +512,10 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 	if err := c.w.Flush(); err != nil {
 		return false, ran, true
 	}
+	// The connection is read while the client waits, so that a hang-up
+	// takes it out of the queues at once.
+	in := c.watchInput()
+	defer in.stop()
 	// ran is the time the command ran, which Redis's statistics count, not
 	// the time it waited.
 	timedOut := func() (bool, time.Duration, bool) {
@@ -540,10 +544,10 @@ func (s *Server) waitAndRetry(c *client, spec *command.Spec, e *cmdEntry, args [
 			return failed, ran, false
 		}
 		if s.blocked.sleep(wt) {
-			if !s.waitBlockedUnlocked(c, wt, req.deadline) {
+			if !s.waitBlockedUnlocked(c, wt, in, req.deadline) {
 				return timedOut()
 			}
-		} else if !req.deadline.IsZero() && !time.Now().Before(req.deadline) {
+		} else if (!req.deadline.IsZero() && !time.Now().Before(req.deadline)) || in.ended(s) {
 			return timedOut()
 		}
 	}

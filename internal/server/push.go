@@ -203,10 +203,10 @@ func (c *client) takePushes() {
 
 // waitBlockedUnlocked is waitBlocked with outMu let go, so that pushes
 // reach a client while it waits in a blocking command.
-func (s *Server) waitBlockedUnlocked(c *client, w *waiter, deadline time.Time) bool {
+func (s *Server) waitBlockedUnlocked(c *client, w *waiter, in *inputWatch, deadline time.Time) bool {
 	c.outMu.Unlock()
 	defer c.outMu.Lock()
-	return s.waitBlocked(c, w, deadline)
+	return s.waitBlocked(c, w, in, deadline)
 }
 
 // closePushes drops the client's queued pushes and refuses later ones.

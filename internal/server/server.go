@@ -160,8 +160,10 @@ func Build(o Options) (*Server, error) {
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
-			// deadline itself (see watchedKey), blocked clients wait for
-			// values, not for absences.
+			// deadline itself (see watchedKey). A client blocked on one runs
+			// its command again: an XREADGROUP whose stream expired must
+			// fail, as one whose stream was deleted does.
+			tx.EachTouched(s.blocked.signal)
 			s.invalidateCommitted(tx, nil)
 			s.publishEvents(tx)
 		})
@@ -326,11 +328,11 @@ func (s *Server) forget(c *client) {
 // garbage collection is worth it only for a rare, large amount.
 const releaseToOS = 64 << 20
 
-// queryBufLimitReached logs a client closed for a request holding more
-// than client-query-buffer-limit, with Redis's line.
-func (s *Server) queryBufLimitReached(c *client) {
+// queryBufLimitReached logs a client closed for input holding more than
+// client-query-buffer-limit, whose first bytes are head, with Redis's line.
+func (s *Server) queryBufLimitReached(c *client, head []byte) {
 	s.log.Warn("Closing client that reached max query buffer length: " + c.describe(nil) +
-		" (qbuf initial bytes: " + strconv.Quote(string(c.r.Head())) + ")")
+		" (qbuf initial bytes: " + strconv.Quote(string(head)) + ")")
 }
 
 // Shutdown stops accepting, closes every connection and waits for their

@@ -143,6 +143,14 @@ func (w *watches) touchFlushed(tx *store.Tx, db, other int) error {
 // by is the client whose command committed, nil for the server's own work.
 func (s *Server) keysModified(tx *store.Tx, by *client) {
 	tx.EachTouched(s.keyModified)
+	if dbs := tx.ChangedDBs(); len(dbs) > 0 {
+		// A flush or a swap changed keys it never touched one by one: every
+		// client blocked in those databases runs its command again, as
+		// Redis's signalDeletedKeyAsReady and scanDatabaseForReadyKeys
+		// make them do. (WATCH learned of it before the change, from
+		// touchFlushed, which must see the keys as they were.)
+		s.blocked.signalDBs(dbs...)
+	}
 	s.invalidateCommitted(tx, by)
 	s.publishEvents(tx)
 }

@@ -389,6 +389,7 @@ func (tx *Tx) FlushDB(db int) error {
 	tx.cache.valid = false
 	tx.flushed = true
 	tx.flushedDBs = append(tx.flushedDBs, pdb)
+	tx.wholeDBs = append(tx.wholeDBs, db)
 	return nil
 }
 
@@ -405,6 +406,8 @@ func (tx *Tx) FlushAll() error {
 	for pdb := range tx.s.databases {
 		tx.clearCounts(uint16(pdb))
 		tx.flushedDBs = append(tx.flushedDBs, uint16(pdb))
+		// The physical databases are the logical ones, in another order.
+		tx.wholeDBs = append(tx.wholeDBs, pdb)
 	}
 	tx.cache.valid = false
 	tx.flushed = true
@@ -441,6 +444,7 @@ func (tx *Tx) SwapDB(a, b int) error {
 		}
 	}
 	tx.pendingDBMap = m
+	tx.wholeDBs = append(tx.wholeDBs, a, b)
 	tx.cache.valid = false
 	return nil
 }

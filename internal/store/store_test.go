@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -253,6 +254,39 @@ func TestFlushAndSwapDB(t *testing.T) {
 	}
 	if v, ok := get(t, s, 1, "a"); !ok || v != "0" {
 		t.Fatalf("db1 a = %q %v", v, ok)
+	}
+}
+
+// TestChangedDBs: a flush or a swap reports the logical databases it
+// changed as a whole, after the commit too (the commit hook runs then), and
+// a rolled-back command takes its report back.
+func TestChangedDBs(t *testing.T) {
+	s, _ := openTestStore(t)
+	tx := s.BeginAll()
+	defer tx.Close()
+	tx.StartCommand()
+	if err := tx.SwapDB(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	mark := tx.StartCommand()
+	if err := tx.FlushAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tx.ChangedDBs(); !slices.Equal(got, []int{1, 2, 0, 1, 2, 3}) {
+		t.Fatalf("ChangedDBs after SWAPDB and FLUSHALL = %v", got)
+	}
+	if err := tx.RollbackCommand(mark); err != nil {
+		t.Fatal(err)
+	}
+	tx.StartCommand()
+	if err := tx.FlushDB(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tx.ChangedDBs(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("ChangedDBs after the commit = %v", got)
 	}
 }
 

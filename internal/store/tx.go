@@ -87,6 +87,11 @@ type Tx struct {
 	flushed bool
 	// flushedDBs lists the physical databases the flush emptied.
 	flushedDBs []uint16
+	// wholeDBs lists the logical databases in which any key may have
+	// changed without a touch of its own (FLUSHDB, FLUSHALL, SWAPDB), for
+	// the commit hook (see ChangedDBs). Unlike flushedDBs it outlives
+	// Commit, which runs before the hook.
+	wholeDBs []int
 
 	keyBuf  []byte
 	keyBuf2 []byte
@@ -110,6 +115,12 @@ func (tx *Tx) EachTouched(fn func(db int, key []byte)) {
 	}
 }
 
+// ChangedDBs lists the logical databases a committed Tx changed as a whole
+// (FLUSHDB, FLUSHALL, SWAPDB): every key in them may have gone, appeared or
+// changed type without being listed by EachTouched. A database may come
+// more than once. The slice is valid until the Tx is closed.
+func (tx *Tx) ChangedDBs() []int { return tx.wholeDBs }
+
 // CommandMark is where one command began in a Tx that several commands
 // share (a client's pipelined writes, committed together).
 type CommandMark struct {
@@ -121,6 +132,7 @@ type CommandMark struct {
 	// a database it never emptied for one held whole.
 	flushed    bool
 	flushedDBs int
+	wholeDBs   int
 }
 
 // StartCommand begins the next command in tx: it sets the command's clock
@@ -144,6 +156,7 @@ func (tx *Tx) StartCommand() CommandMark {
 		metaBuf:    len(tx.metaBuf),
 		flushed:    tx.flushed,
 		flushedDBs: len(tx.flushedDBs),
+		wholeDBs:   len(tx.wholeDBs),
 	}
 }
 
@@ -166,6 +179,7 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.deltaIndex, tx.deltaFrom = nil, 0
 	tx.flushed = m.flushed
 	tx.flushedDBs = tx.flushedDBs[:m.flushedDBs]
+	tx.wholeDBs = tx.wholeDBs[:m.wholeDBs]
 	tx.cache.valid = false
 	return nil
 }
