@@ -158,6 +158,10 @@ func Build(o Options) (*Server, error) {
 	if s.st != nil {
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
+		// The latency monitor's expire-cycle event: a reaper cycle that
+		// took latency-monitor-threshold or longer, as Redis records its
+		// active expire cycle.
+		s.st.SetExpireCycleObserver(func(took time.Duration) { s.noteLatency("expire-cycle", took) })
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
 			// deadline itself (see watchedKey), blocked clients wait for
@@ -166,7 +170,7 @@ func Build(o Options) (*Server, error) {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), bitmapCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands(), aclCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), bitmapCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands(), aclCommands(), debugCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
