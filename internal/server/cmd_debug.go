@@ -104,6 +104,9 @@ func cmdDebug(x *ctx) {
 		x.subcommandSyntaxError()
 		return
 	}
+	// DEBUG looks at keys without touching them, as Redis's finds them in
+	// its dictionary without a lookup: OBJECT IDLETIME is left as it was.
+	x.tx.SetTouch(false)
 	sub.run(x)
 }
 
