@@ -2,6 +2,7 @@ package server
 
 import (
 	"net"
+	"os/exec"
 	"strconv"
 	"testing"
 
@@ -58,6 +59,19 @@ func TestConfigSetPortAndBind(t *testing.T) {
 	_, err = c.Do("CONFIG", "SET", "port", strconv.Itoa(busyPort))
 	if got, want := errText(err), "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs."; got != want {
 		t.Errorf("CONFIG SET port in use: %q, want %q", got, want)
+	}
+	if _, lerr := exec.LookPath("redis-server"); lerr == nil {
+		// Redis's own answers, for the same port in use and a missing
+		// address.
+		rc := redistest.Start(t)
+		_, rerr := rc.Do("CONFIG", "SET", "port", strconv.Itoa(busyPort))
+		if errText(rerr) != errText(err) {
+			t.Errorf("CONFIG SET port in use: Cairn %q, Redis %q", errText(err), errText(rerr))
+		}
+		_, rerr = rc.Do("CONFIG", "SET", "bind", "192.0.2.1")
+		if want := "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses."; errText(rerr) != want {
+			t.Errorf("Redis's CONFIG SET bind to a missing address: %q", errText(rerr))
+		}
 	}
 	if v := mustDo(t, c, "CONFIG", "GET", "port").([]any); string(v[1].([]byte)) != strconv.Itoa(port) {
 		t.Errorf("port after the failure: %s", v[1])
