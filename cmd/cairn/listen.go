@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/server"
 	"github.com/cairndb/cairn/internal/tlsconf"
 )
 
@@ -22,60 +23,94 @@ type boundListener struct {
 	ln   net.Listener
 	addr string
 	tls  bool
+	// unix marks the unix socket, which bind and port do not move.
+	unix bool
 }
 
 // listen opens the plain port (unless port is 0, as in Redis) and the TLS
 // port (when tls-port is set) on every bind address. On error it closes
-// what it opened.
-func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, error) {
+// what it opened. It also returns how to open them again on other
+// addresses or another port, for CONFIG SET bind and port.
+func listen(cfg *config.Config, log *slog.Logger) ([]boundListener, server.ListenFunc, error) {
 	var out []boundListener
-	fail := func(err error) ([]boundListener, error) {
+	fail := func(err error) ([]boundListener, server.ListenFunc, error) {
 		for _, l := range out {
 			_ = l.ln.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	t := cfg.TLS()
 	if cfg.Port() == 0 && t.Port == 0 && cfg.UnixSocket() == "" {
-		return nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
+		return nil, nil, errors.New("configured to not listen anywhere (port and tls-port are 0)")
 	}
-	if cfg.Port() != 0 {
-		for _, word := range cfg.Bind() {
-			ln, err := listenBind(word, cfg.Port(), log)
-			if err != nil {
-				return fail(fmt.Errorf("listen: %w", err))
-			}
-			if ln != nil {
-				out = append(out, boundListener{ln: ln, addr: ln.Addr().String()})
-			}
-		}
-	}
+	var live *tlsconf.Live
 	if t.Port != 0 {
 		tc, err := tlsconf.Build(t)
 		if err != nil {
 			return fail(fmt.Errorf("TLS: %w", err))
 		}
-		live := tlsconf.NewLive(tc)
+		live = tlsconf.NewLive(tc)
 		followTLS(cfg, live, log)
-		for _, word := range cfg.Bind() {
-			ln, err := listenBind(word, t.Port, log)
-			if err != nil {
-				return fail(fmt.Errorf("listen (tls-port): %w", err))
-			}
-			if ln != nil {
-				out = append(out, boundListener{ln: tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log), addr: ln.Addr().String(), tls: true})
-			}
+	}
+	reopen := func(bind []string, port int, tls bool) ([]net.Listener, error) {
+		bls, err := listenTCP(bind, port, tls, live, log)
+		lns := make([]net.Listener, len(bls))
+		for i, l := range bls {
+			lns[i] = l.ln
 		}
+		return lns, err
+	}
+	if cfg.Port() != 0 {
+		bls, err := listenTCP(cfg.Bind(), cfg.Port(), false, live, log)
+		if err != nil {
+			return fail(fmt.Errorf("listen: %w", err))
+		}
+		out = append(out, bls...)
+	}
+	if t.Port != 0 {
+		bls, err := listenTCP(cfg.Bind(), t.Port, true, live, log)
+		if err != nil {
+			return fail(fmt.Errorf("listen (tls-port): %w", err))
+		}
+		out = append(out, bls...)
 	}
 	if path := cfg.UnixSocket(); path != "" {
 		ln, err := listenUnix(path, cfg.UnixSocketPerm())
 		if err != nil {
 			return fail(err)
 		}
-		out = append(out, boundListener{ln: ln, addr: path})
+		out = append(out, boundListener{ln: ln, addr: path, unix: true})
 	}
 	if len(out) == 0 {
-		return nil, errors.New("configured to not listen anywhere (no bind address could be used)")
+		return nil, nil, errors.New("configured to not listen anywhere (no bind address could be used)")
+	}
+	return out, reopen, nil
+}
+
+// listenTCP opens port on every bind address, serving TLS over live when
+// tls is set (live is nil when there is no TLS port). On error it closes
+// what it opened.
+func listenTCP(bind []string, port int, tls bool, live *tlsconf.Live, log *slog.Logger) ([]boundListener, error) {
+	if tls && live == nil {
+		return nil, errors.New("no TLS configuration")
+	}
+	var out []boundListener
+	for _, word := range bind {
+		ln, err := listenBind(word, port, log)
+		if err != nil {
+			for _, l := range out {
+				_ = l.ln.Close()
+			}
+			return nil, err
+		}
+		if ln == nil {
+			continue
+		}
+		l := boundListener{ln: ln, addr: ln.Addr().String(), tls: tls}
+		if tls {
+			l.ln = tlsconf.NewListener(ln, live, tlsconf.HandshakeTimeout, log)
+		}
+		out = append(out, l)
 	}
 	return out, nil
 }

@@ -197,15 +197,26 @@ func run(args []string) error {
 	gov.Start()
 	defer gov.Stop()
 	cfg.OnChange("procs", func(string) { gov.Fix(cfg.Procs()) })
-	lns, err := listen(cfg, log)
+	lns, reopen, err := listen(cfg, log)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return errors.Join(err, closeStorage(log, st, eng))
 	}
+	// CONFIG SET bind and port reopen the TCP listeners, as in Redis.
+	srv.SetListen(reopen)
 	serveErr := make(chan error, len(lns))
 	for _, l := range lns {
 		log.Info("ready to accept connections", "addr", l.addr, "tls", l.tls, "dir", cfg.Dir(), "appendfsync", cfg.AppendFsync())
-		go func() { serveErr <- srv.Serve(l.ln) }()
+		if l.unix {
+			go func() { serveErr <- srv.Serve(l.ln) }()
+			continue
+		}
+		go func() {
+			// A listener a CONFIG SET replaced ends with nil: no failure.
+			if err := srv.ServeTCP(l.ln, l.tls); err != nil {
+				serveErr <- err
+			}
+		}()
 	}
 
 	// Under systemd (supervised systemd, or auto with NOTIFY_SOCKET set),

@@ -290,3 +290,35 @@ func TestTLSBlockedClient(t *testing.T) {
 		t.Fatalf("LLEN after the hang-up and a push = %d, %v", n, err)
 	}
 }
+
+// CONFIG SET port moves the plain port and CONFIG SET bind reopens both
+// the plain and the TLS listeners, while the process goes on serving (a
+// listener a CONFIG SET retired is no failure that stops it).
+func TestConfigSetPortAndBindLive(t *testing.T) {
+	ctx := context.Background()
+	p, tlsPort, f := startTLS(t, "no")
+	admin := p.client(t)
+	next := freePort(t)
+	if err := admin.ConfigSet(ctx, "port", strconv.Itoa(next)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	moved := redis.NewClient(&redis.Options{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(next))})
+	defer moved.Close()
+	if err := moved.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING on the new port: %v", err)
+	}
+	if err := moved.ConfigSet(ctx, "bind", "127.0.0.1 -192.0.2.1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tlsClient(t, tlsPort, f, false).Ping(ctx).Err(); err != nil {
+		t.Fatalf("TLS PING after CONFIG SET bind: %v", err)
+	}
+	if err := moved.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after CONFIG SET bind: %v", err)
+	}
+	select {
+	case <-p.done:
+		t.Fatalf("the server stopped:\n%s", p.out)
+	default:
+	}
+}

@@ -402,10 +402,10 @@ func (s *Spec) derivedRange() (first, last, step int, movable bool) {
 }
 
 // ReportedFlags returns the flags COMMAND INFO shows: Flags without Cairn's
-// own LockAll, plus movablekeys when the key specs need it, as Redis derives
-// it.
+// own LockAll and the hidden Protected, plus movablekeys when the key specs
+// need it, as Redis derives it.
 func (s *Spec) ReportedFlags() Flag {
-	f := s.Flags &^ LockAll
+	f := s.Flags &^ (LockAll | Protected)
 	if _, _, _, movable := s.derivedRange(); movable {
 		f |= MovableKeys
 	}

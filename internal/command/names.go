@@ -84,7 +84,8 @@ var docFlagNames = [...]struct {
 }
 
 // Names returns the Redis names of the flags in f, in Redis's order. LockAll
-// has no Redis name and is left out.
+// has no Redis name and Protected is hidden, as Redis hides it: both are
+// left out.
 func (f Flag) Names() []string {
 	var names []string
 	for _, e := range flagNames {

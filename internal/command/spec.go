@@ -40,6 +40,10 @@ const (
 	// subcommands, ...) complete Redis's set of reported flags.
 	Asking
 	NoAsyncLoading
+	// Protected marks a command only the clients allowed by its
+	// enable-*-command setting may run (DEBUG; MODULE LOAD, LOADEX and
+	// UNLOAD). Redis hides it from COMMAND INFO, and so does Cairn.
+	Protected
 )
 
 // Category is an ACL category (@read, @string, ...).

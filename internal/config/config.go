@@ -28,6 +28,7 @@ type Config struct {
 
 	hooksMu sync.Mutex
 	hooks   map[*setting][]func(string)
+	applies map[*setting]func() string
 	checks  map[*setting]func(string) string
 	tlsChk  func(TLS) string
 
@@ -89,6 +90,7 @@ type Config struct {
 func Default() *Config {
 	c := &Config{
 		hooks:    make(map[*setting][]func(string)),
+		applies:  make(map[*setting]func() string),
 		checks:   make(map[*setting]func(string) string),
 		extra:    make(map[*setting]*atomic.Pointer[value]),
 		explicit: make(map[*setting]bool),
@@ -295,6 +297,8 @@ func (c *Config) Set(pairs [][2]string) error {
 	}
 
 	type change struct {
+		s     *setting
+		old   value
 		fns   []func(string)
 		value string
 	}
@@ -304,13 +308,36 @@ func (c *Config) Set(pairs [][2]string) error {
 		if s.merge != nil {
 			values[i].list = s.merge(s.load(c).list, values[i].list)
 		}
-		if s.equal(s.load(c), values[i]) {
+		old := s.load(c)
+		if s.equal(old, values[i]) {
 			continue
 		}
 		s.store(c, values[i])
-		changes = append(changes, change{value: s.format(values[i]), fns: c.callbacks(s)})
+		changes = append(changes, change{s: s, old: old, value: s.format(values[i]), fns: c.callbacks(s)})
 	}
 	c.mu.Unlock()
+	// The apply functions put the new values to work (bind and port
+	// rebind the listeners); the first that fails restores every old
+	// value and applies them again, as Redis's CONFIG SET does.
+	for i, ch := range changes {
+		apply := c.applyFunc(ch.s)
+		if apply == nil {
+			continue
+		}
+		if reason := apply(); reason != "" {
+			c.mu.Lock()
+			for _, back := range changes {
+				back.s.store(c, back.old)
+			}
+			c.mu.Unlock()
+			for _, back := range changes[:i+1] {
+				if fn := c.applyFunc(back.s); fn != nil {
+					_ = fn()
+				}
+			}
+			return setFailed(ch.s.name, reason)
+		}
+	}
 	for _, ch := range changes {
 		for _, fn := range ch.fns {
 			fn(ch.value)
@@ -336,6 +363,35 @@ func (c *Config) check(s *setting) func(string) string {
 	c.hooksMu.Lock()
 	defer c.hooksMu.Unlock()
 	return c.checks[s]
+}
+
+func (c *Config) applyFunc(s *setting) func() string {
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	return c.applies[s]
+}
+
+// OnApply registers fn to put a new value of the named setting to work
+// when CONFIG SET changes it, as Redis's apply functions do (bind and port
+// rebind the listeners). fn reads the new value through the getters and
+// returns "" or the reason it failed; a failure restores the old values of
+// every setting of the CONFIG SET, runs the apply functions already run
+// again (now with the old values), and refuses the CONFIG SET with
+// Redis's "CONFIG SET failed" error carrying the reason. It runs on the
+// goroutine of the CONFIG SET, before the OnChange callbacks, with other
+// CONFIG SETs held off; it must not call Set. A later OnApply replaces an
+// earlier one.
+//
+// OnApply panics if the setting does not exist or cannot change at run
+// time.
+func (c *Config) OnApply(name string, fn func() (reason string)) {
+	s := lookup(name)
+	if s == nil || !s.mutable {
+		panic("config: OnApply of unknown or immutable setting " + name)
+	}
+	c.hooksMu.Lock()
+	defer c.hooksMu.Unlock()
+	c.applies[s] = fn
 }
 
 // Check registers fn to vet a CONFIG SET of the named setting after its

@@ -185,8 +185,8 @@ func TestSet(t *testing.T) {
 			change: func(s *snapshot) { s.Hz = 1 }},
 		{name: "tcp-keepalive", pairs: [][2]string{{"tcp-keepalive", "60"}},
 			change: func(s *snapshot) { s.TCPKeepAlive = time.Minute }},
-		{name: "immutable even when unchanged", pairs: [][2]string{{"port", "6379"}},
-			err: "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config"},
+		{name: "immutable even when unchanged", pairs: [][2]string{{"databases", "16"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config"},
 		{name: "empty", pairs: nil, change: func(*snapshot) {}},
 
 		{name: "unknown", pairs: [][2]string{{"foo", "bar"}},
@@ -210,8 +210,8 @@ func TestSet(t *testing.T) {
 			err: "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config"},
 		{name: "immutable before bad value", pairs: [][2]string{{"timeout", "x"}, {"DATABASES", "1"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"},
-		{name: "immutable names", pairs: [][2]string{{"bind", "0.0.0.0"}},
-			err: "ERR CONFIG SET failed (possibly related to argument 'bind') - can't set immutable config"},
+		{name: "immutable names", pairs: [][2]string{{"tls-port", "7000"}},
+			err: "ERR CONFIG SET failed (possibly related to argument 'tls-port') - can't set immutable config"},
 		{name: "protected dir", pairs: [][2]string{{"dir", "/tmp"}},
 			err: "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"},
 		{name: "immutable cache-size", pairs: [][2]string{{"cache-size", "1"}},
@@ -379,7 +379,7 @@ func TestOnChangeNoCallbackOnLoad(t *testing.T) {
 }
 
 func TestOnChangePanics(t *testing.T) {
-	for _, name := range []string{"port", "nosuch"} {
+	for _, name := range []string{"databases", "nosuch"} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -678,5 +678,41 @@ func TestProtectedConfigs(t *testing.T) {
 		if want := "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - " + tt.want; err == nil || err.Error() != want {
 			t.Errorf("enable-protected-configs %s: %v, want %q", tt.enable, err, want)
 		}
+	}
+}
+
+// An apply function that fails refuses the CONFIG SET with its reason and
+// restores every setting of it, applying the old values again, as Redis
+// does when it cannot listen on a new port.
+func TestOnApplyRollsBack(t *testing.T) {
+	c := Default()
+	var applied []string
+	c.OnApply("port", func() string {
+		applied = append(applied, "port "+strconv.Itoa(c.Port()))
+		if c.Port() == 1 {
+			return "Unable to listen on this port. Check server logs."
+		}
+		return ""
+	})
+	c.OnApply("bind", func() string {
+		applied = append(applied, "bind "+strings.Join(c.Bind(), " "))
+		return ""
+	})
+	changed := 0
+	c.OnChange("port", func(string) { changed++ })
+	err := c.Set([][2]string{{"bind", "::1"}, {"port", "1"}})
+	want := "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs."
+	if err == nil || err.Error() != want {
+		t.Fatalf("Set: %v, want %q", err, want)
+	}
+	if got := strings.Join(applied, ", "); got != "bind ::1, port 1, bind 127.0.0.1, port 6379" {
+		t.Errorf("applied: %s", got)
+	}
+	if c.Port() != 6379 || strings.Join(c.Bind(), " ") != "127.0.0.1" || changed != 0 {
+		t.Errorf("after the failure: port %d, bind %v, %d OnChange calls", c.Port(), c.Bind(), changed)
+	}
+	applied = nil
+	if err := c.Set([][2]string{{"port", "7000"}}); err != nil || c.Port() != 7000 || changed != 1 {
+		t.Errorf("Set port 7000: %v, port %d, %d OnChange calls", err, c.Port(), changed)
 	}
 }

@@ -69,6 +69,8 @@ var meanings = map[string]string{
 	"dbfilename":                        "the RDB file SAVE and BGSAVE write in dir",
 	"databases":                         "number of databases for SELECT",
 	"dir":                               "the data directory (Pebble's files)",
+	"enable-debug-command":              "who may run DEBUG: no one (no), every client (yes), or clients on loopback or the unix socket (local)",
+	"enable-module-command":             "who may run MODULE LOAD, LOADEX and UNLOAD (no, yes, local); Cairn loads no modules, so they are refused either way",
 	"hash-max-listpack-entries":         "the largest hash (fields) OBJECT ENCODING reports as listpack",
 	"hash-max-listpack-value":           "the longest field or value of a hash reported as listpack",
 	"hll-sparse-max-bytes":              "the largest sparse HyperLogLog before it turns dense",

@@ -94,8 +94,16 @@ var ignoredSettings = []*setting{
 	ignoredBool("daemonize", "", false, false, whyProc),
 	ignoredBool("disable-thp", "", false, true, whyAlloc),
 	ignoredBool("dynamic-hz", "", true, true, whyExpire),
-	ignoredEnum("enable-debug-command", false, protectedActionNames, 0, whyDebug),
-	ignoredEnum("enable-module-command", false, protectedActionNames, 0, "Cairn loads no modules"),
+	{
+		// Who may run DEBUG: no one (no), everyone (yes), or clients on
+		// the loopback interface or the unix socket (local), as in Redis.
+		name: "enable-debug-command", kind: kindEnum, enum: protectedActionNames,
+	},
+	{
+		// Who may run MODULE LOAD, LOADEX and UNLOAD; Cairn loads no
+		// modules, so those who may are told so.
+		name: "enable-module-command", kind: kindEnum, enum: protectedActionNames,
+	},
 	ignoredEnum("enable-protected-configs", false, protectedActionNames, 0, "Cairn cannot change dir or dbfilename at run time, whatever it says"),
 	ignoredString("ignore-warnings", true, "", whyDebug),
 	ignoredInt("io-threads", "", false, 1, 128, 1, whyThreads),
@@ -475,7 +483,37 @@ var (
 	supervisedSetting      = lookup("supervised")
 
 	enableProtectedConfigsSetting = lookup("enable-protected-configs")
+	enableDebugCommandSetting     = lookup("enable-debug-command")
+	enableModuleCommandSetting    = lookup("enable-module-command")
 )
+
+// ProtectedAction is the value of enable-debug-command and
+// enable-module-command: who may run the commands they protect.
+type ProtectedAction int
+
+// The values of a ProtectedAction setting, in Redis's order.
+const (
+	ProtectedNo ProtectedAction = iota
+	ProtectedYes
+	ProtectedLocal
+)
+
+// Allows reports whether a client may run what the setting protects;
+// local says whether the client is on the loopback interface or the unix
+// socket (Redis's islocalClient).
+func (p ProtectedAction) Allows(local bool) bool {
+	return p == ProtectedYes || p == ProtectedLocal && local
+}
+
+// EnableDebugCommand returns who may run DEBUG.
+func (c *Config) EnableDebugCommand() ProtectedAction {
+	return ProtectedAction(c.getExtra(enableDebugCommandSetting).n)
+}
+
+// EnableModuleCommand returns who may run MODULE LOAD, LOADEX and UNLOAD.
+func (c *Config) EnableModuleCommand() ProtectedAction {
+	return ProtectedAction(c.getExtra(enableModuleCommandSetting).n)
+}
 
 func (c *Config) getExtra(s *setting) value { return *c.extra[s].Load() }
 

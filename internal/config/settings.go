@@ -148,7 +148,8 @@ var applied = []*setting{
 		num:      func(c *Config) *atomic.Int64 { return &c.appendOnly },
 	},
 	{
-		name: "bind", kind: kindList,
+		// Changed live by rebinding the listeners (see OnApply).
+		name: "bind", kind: kindList, mutable: true,
 		def: value{list: []string{"127.0.0.1"}},
 		checkList: func(words []string) string {
 			if len(words) > maxBindAddrs {
@@ -349,7 +350,7 @@ var applied = []*setting{
 		str: func(c *Config) *atomic.Pointer[string] { return &c.pprofAddr },
 	},
 	{
-		name: "port", kind: kindInt,
+		name: "port", kind: kindInt, mutable: true,
 		min: 0, max: 65535, def: value{n: 6379},
 		num: func(c *Config) *atomic.Int64 { return &c.port },
 	},

@@ -133,6 +133,13 @@ func NewReader(rd io.Reader) *Reader {
 // replies when this is zero: nothing else of the pipeline has arrived.
 func (r *Reader) Buffered() int { return r.w - r.r }
 
+// QueryBuf returns the bytes the input buffer holds since it was last
+// compacted: the requests of the current read parsed so far (the one just
+// returned included) and those not parsed yet. It is CLIENT LIST's qbuf as
+// Redis counts it while a command runs: Redis trims its query buffer only
+// after it has run every complete request the buffer held.
+func (r *Reader) QueryBuf() int { return r.w }
+
 // Free returns how many more bytes the input buffer takes before it must
 // be compacted or grown (CLIENT LIST's qbuf-free).
 func (r *Reader) Free() int { return max(len(r.buf)-r.w, 0) }

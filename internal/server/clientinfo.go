@@ -60,7 +60,9 @@ func (c *client) buffers(x *ctx) clientBuffers {
 	b.oll = c.queuedReplies.Load()
 	b.omem = b.obl + c.out.size.Load()
 	if x != nil && x.cl == c {
-		b.qbuf, b.qbufFree = int64(c.r.Buffered()), int64(c.r.Free())
+		// The command running counts in qbuf until the pipeline it came
+		// in has run, as in Redis (26 for its own CLIENT LIST).
+		b.qbuf, b.qbufFree = int64(c.r.QueryBuf()), int64(c.r.Free())
 		b.rbs, b.rbp = int64(c.w.Size()), int64(c.w.Peak())
 		b.obl += int64(c.w.Buffered())
 		for _, a := range x.args {

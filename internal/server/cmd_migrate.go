@@ -291,6 +291,14 @@ type migrateCache struct {
 	closed bool
 }
 
+// cached is how many connections wait in the cache (INFO's
+// migrate_cached_sockets).
+func (mc *migrateCache) cached() int {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	return len(mc.idle)
+}
+
 func (mc *migrateCache) take(name string) *migrateConn {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()

@@ -29,7 +29,7 @@ var argsNewerThan70 = map[string]string{
 // undocumentedArgs take arguments that Redis 7.0.15 documents none for
 // either: QUIT ignores its arguments, and GETKEYS and GETKEYSANDFLAGS take
 // a whole command line; REPLCONF takes option-value pairs.
-var undocumentedArgs = map[string]bool{"quit": true, "replconf": true, "command|getkeys": true, "command|getkeysandflags": true}
+var undocumentedArgs = map[string]bool{"debug": true, "quit": true, "replconf": true, "command|getkeys": true, "command|getkeysandflags": true}
 
 // TestCommandArgsMatchRedis compares the arguments of COMMAND DOCS, command
 // by command, with those of a real redis-server 7.0.15.

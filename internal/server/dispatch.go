@@ -31,6 +31,9 @@ type cmdEntry struct {
 	// rewrite a key's value (PFCOUNT's cached cardinality): it runs in a
 	// write transaction on its keys.
 	rewrites bool
+	// guard, for a command flagged Protected, is the setting that says
+	// who may run it (protected.go).
+	guard *protectedCommand
 	// ownTx marks a write command that reads from a snapshot and opens its
 	// own write transaction when it is ready to write (MIGRATE, which must
 	// not hold its keys' locks while it waits for the network). In an
@@ -185,6 +188,16 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		e.stats.rejected.Add(1)
 		s.reject(c, "ERR wrong number of arguments for '"+spec.Name+"' command")
 		return
+	}
+	// protected.go: DEBUG and MODULE LOAD run only for the clients their
+	// enable-*-command setting allows, checked before authentication as
+	// in Redis.
+	if spec.Flags&command.Protected != 0 {
+		if msg := s.protectedError(c, e); msg != "" {
+			e.stats.rejected.Add(1)
+			s.reject(c, msg)
+			return
+		}
 	}
 	if spec.Flags&command.NoAuth == 0 && c.authRequired() {
 		e.stats.rejected.Add(1)

@@ -399,6 +399,7 @@ func (s *Server) infoStats(f *infoLines) {
 	f.int("pubsub_channels", int64(channels))
 	f.int("pubsub_patterns", int64(patterns))
 	f.int("pubsubshard_channels", int64(shard))
+	f.int("migrate_cached_sockets", int64(s.migrates.cached()))
 	f.int("tracking_total_keys", int64(trackKeys))
 	f.int("tracking_total_items", int64(trackItems))
 	f.int("tracking_total_prefixes", int64(trackPrefixes))

@@ -50,7 +50,6 @@ var infoOmitted = map[string]string{
 	"current_eviction_exceeded_time": "no eviction",
 	"latest_fork_usec":               "no fork",
 	"total_forks":                    "no fork",
-	"migrate_cached_sockets":         "no MIGRATE",
 	"slave_expires_tracked_keys":     "no replication",
 	"active_defrag_hits":             "no defragmentation",
 	"active_defrag_misses":           "no defragmentation",

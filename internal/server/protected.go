@@ -3,6 +3,9 @@ package server
 import (
 	"net"
 	"time"
+
+	"github.com/cairndb/cairn/internal/command"
+	"github.com/cairndb/cairn/internal/config"
 )
 
 // deniedProtected is Redis 7's reply to a client refused by protected-mode,
@@ -57,4 +60,53 @@ func refuse(nc net.Conn, msg string) {
 	_ = nc.SetDeadline(time.Now().Add(refuseTimeout))
 	_, _ = nc.Write([]byte(msg))
 	_ = nc.Close()
+}
+
+// protectedCommand is a command that a setting protects, as Redis 7's
+// enable-debug-command and enable-module-command protect DEBUG and MODULE
+// LOAD: no one may run it (no, the default), everyone may (yes), or local
+// clients only (local).
+type protectedCommand struct {
+	// name is how the refusal names the command (DEBUG, MODULE).
+	name    string
+	setting string
+	allowed func(*config.Config) config.ProtectedAction
+}
+
+var (
+	debugGuard  = &protectedCommand{"DEBUG", "enable-debug-command", (*config.Config).EnableDebugCommand}
+	moduleGuard = &protectedCommand{"MODULE", "enable-module-command", (*config.Config).EnableModuleCommand}
+)
+
+// protectedBy flags a command Protected and names the setting that
+// guards it.
+func protectedBy(e cmdEntry, g *protectedCommand) cmdEntry {
+	e.spec.Flags |= command.Protected
+	e.guard = g
+	return e
+}
+
+// protectedError is Redis 7's refusal of a protected command to a client
+// its setting does not allow, or "".
+func (s *Server) protectedError(c *client, e *cmdEntry) string {
+	g := e.guard
+	if g == nil || g.allowed(s.cfg).Allows(isLocal(c.nc.RemoteAddr())) {
+		return ""
+	}
+	return "ERR " + g.name + " command not allowed. If the " + g.setting + " option is set to \"local\", " +
+		"you can run it from a local connection, otherwise you need to set this option " +
+		"in the configuration file, and then restart the server."
+}
+
+// isLocal reports whether a peer is local as Redis's islocalClient has it:
+// a unix socket, or exactly 127.0.0.1 or ::1 (not the rest of 127/8).
+func isLocal(remote net.Addr) bool {
+	switch a := remote.(type) {
+	case *net.TCPAddr:
+		return a.IP.Equal(net.IPv4(127, 0, 0, 1)) || a.IP.Equal(net.IPv6loopback)
+	case *net.UnixAddr:
+		return true
+	}
+	// Another kind of address (a test's pipe): a local peer.
+	return true
 }

@@ -204,6 +204,10 @@ func (c *client) takePushes() {
 // waitBlockedUnlocked is waitBlocked with outMu let go, so that pushes
 // reach a client while it waits in a blocking command.
 func (s *Server) waitBlockedUnlocked(c *client, w *waiter, in *inputWatch, deadline time.Time) bool {
+	// CLIENT LIST shows a blocked client's input as Redis does: what it
+	// sent after the blocking command, not yet run.
+	storeChanged(&c.qbuf, c.r.Buffered())
+	storeChanged(&c.qbufFree, c.r.Free())
 	c.outMu.Unlock()
 	defer c.outMu.Lock()
 	return s.waitBlocked(c, w, in, deadline)

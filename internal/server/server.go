@@ -73,10 +73,17 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
-	clients   map[int64]*client
-	closing   bool
-	conns     sync.WaitGroup
-	nextID    atomic.Int64
+	// tcp are the listeners that follow bind and port (listeners.go),
+	// listen opens new ones.
+	tcp    []*tcpListener
+	listen ListenFunc
+	// boundAt is what the plain [0] and TLS [1] listeners were opened on
+	// (listenTarget).
+	boundAt [2]string
+	clients map[int64]*client
+	closing bool
+	conns   sync.WaitGroup
+	nextID  atomic.Int64
 
 	started    time.Time
 	configFile string
@@ -158,6 +165,10 @@ func Build(o Options) (*Server, error) {
 	if s.st != nil {
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
+		// The latency monitor's expire-cycle event: a reaper cycle that
+		// took latency-monitor-threshold or longer, as Redis records its
+		// active expire cycle.
+		s.st.SetExpireCycleObserver(func(took time.Duration) { s.noteLatency("expire-cycle", took) })
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
 			// deadline itself (see watchedKey). A client blocked on one runs
@@ -168,7 +179,7 @@ func Build(o Options) (*Server, error) {
 			s.publishEvents(tx)
 		})
 	}
-	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), bitmapCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands(), aclCommands()} {
+	for _, group := range [][]cmdEntry{connectionCommands(), serverCommands(), keyspaceCommands(), stringCommands(), bitmapCommands(), hashCommands(), setCommands(), listCommands(), zsetCommands(), sortCommands(), pubsubCommands(), transactionCommands(), scriptingCommands(), dumpCommands(), hllCommands(), geoCommands(), diagCommands(), streamCommands(), streamGroupCommands(), streamInfoCommands(), sortedintCommands(), saveCommands(), migrateCommands(), backupCommands(), replicationCommands(), aclCommands(), debugCommands()} {
 		for i := range group {
 			withArgs(&group[i])
 			s.register(&group[i])
@@ -188,6 +199,7 @@ func Build(o Options) (*Server, error) {
 	s.initReplication()
 	// A lower tracking-table-max-keys evicts at once, as Redis's cron does.
 	s.cfg.OnChange("tracking-table-max-keys", func(string) { s.enforceTrackingLimit() })
+	s.initListen()
 	// A new idle timeout applies to clients already waiting for input too.
 	s.cfg.OnChange("timeout", func(string) {
 		t := s.cfg.Timeout()
@@ -225,14 +237,20 @@ func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdownReq }
 
 // Serve accepts connections on ln until Shutdown. It returns
 // ErrServerClosed after a clean stop.
-func (s *Server) Serve(ln net.Listener) error {
+func (s *Server) Serve(ln net.Listener) error { return s.serve(ln, nil) }
+
+// serve is Serve's loop; once retired is set (a CONFIG SET of bind or port
+// replaced the listener), the listener's closing ends it with nil.
+func (s *Server) serve(ln net.Listener, retired *atomic.Bool) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
+		_ = ln.Close()
 		return ErrServerClosed
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
+	defer s.forgetListener(ln)
 	s.startSampling()
 	var delay time.Duration
 	for {
@@ -243,6 +261,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			s.mu.Unlock()
 			if closing {
 				return ErrServerClosed
+			}
+			if retired != nil && retired.Load() {
+				return nil
 			}
 			if acceptRetriable(err) {
 				// Out of descriptors or memory, as net/http's server does:
@@ -257,6 +278,19 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		delay = 0
 		s.accept(nc)
+	}
+}
+
+// forgetListener drops a listener that no longer accepts from those
+// Shutdown closes.
+func (s *Server) forgetListener(ln net.Listener) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, l := range s.listeners {
+		if l == ln {
+			s.listeners = append(s.listeners[:i], s.listeners[i+1:]...)
+			return
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ func (s *Store) reapLoop() {
 		if s.countsStale.Swap(false) {
 			s.reloadCounts()
 		}
-		if stopped {
+		if stopped || s.activeExpireOff.Load() {
 			continue
 		}
 		began := time.Now()
@@ -38,7 +38,11 @@ func (s *Store) reapLoop() {
 		if err == nil {
 			_, err = s.ReapExpiredFields(reapBudget)
 		}
-		s.stats.ExpireCycleTime.Add(int64(time.Since(began)))
+		took := time.Since(began)
+		s.stats.ExpireCycleTime.Add(int64(took))
+		if fn := s.cycleObserver.Load(); fn != nil {
+			(*fn)(took)
+		}
 		if err != nil {
 			if errors.Is(err, engine.ErrFailed) {
 				// Nothing can be reclaimed until a restart; say so once.
@@ -49,6 +53,23 @@ func (s *Store) reapLoop() {
 			s.log.Error("expiry reaper", "err", err)
 		}
 	}
+}
+
+// SetActiveExpire turns the background reclaiming of expired keys and
+// hash fields on or off (DEBUG SET-ACTIVE-EXPIRE). Off, expired keys stay
+// on disk until a command finds them; reads treat them as absent either
+// way.
+func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
+
+// SetExpireCycleObserver sets what the reaper calls after each of its
+// cycles with the time the cycle took (the latency monitor's
+// "expire-cycle" event); nil calls nothing.
+func (s *Store) SetExpireCycleObserver(fn func(took time.Duration)) {
+	if fn == nil {
+		s.cycleObserver.Store(nil)
+		return
+	}
+	s.cycleObserver.Store(&fn)
 }
 
 // ReapExpired reclaims keys whose deadline has passed, walking the expiry

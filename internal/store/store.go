@@ -127,6 +127,10 @@ type Store struct {
 	closeMu sync.Mutex
 	closed  bool
 	reapGap atomic.Int64
+	// activeExpireOff pauses the reaper (SetActiveExpire); cycleObserver
+	// hears how long each of its cycles took.
+	activeExpireOff atomic.Bool
+	cycleObserver   atomic.Pointer[func(time.Duration)]
 	// countsStale is set after a failed commit: the in-memory key counts
 	// may disagree with what the engine holds until they are re-read.
 	countsStale atomic.Bool
@@ -321,6 +325,34 @@ func (s *Store) loadDBMap() error {
 	}
 	s.dbMap.Store(&m)
 	return nil
+}
+
+// Reload makes every committed write durable, drops the key cache and
+// re-reads the key counts from the engine, so that what is served next is
+// read from what the engine holds: Cairn's DEBUG RELOAD, for a store
+// whose data is always on disk. tx must hold every lock (BeginAll).
+func (tx *Tx) Reload() error {
+	s := tx.s
+	if !tx.lockAll {
+		return errors.New("store: Reload needs every lock")
+	}
+	if err := s.SyncWAL(); err != nil {
+		return fmt.Errorf("store: reload: %w", err)
+	}
+	if s.keys != nil {
+		s.keys.clear()
+	}
+	for i := range s.counts {
+		if c := s.counts[i].Load(); c != nil {
+			for j := range c {
+				c[j].Store(0)
+			}
+		}
+	}
+	if err := s.loadCounts(); err != nil {
+		return fmt.Errorf("store: reload key counts: %w", err)
+	}
+	return s.holdEmptyDatabases()
 }
 
 // reloadCounts re-reads every key count from the engine under every lock,
