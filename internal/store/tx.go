@@ -71,6 +71,11 @@ type Tx struct {
 	// metaBuf), which the store's key cache learns once the batch commits.
 	metaWrites []metaWrite
 	metaBuf    []byte
+	// absentAdds are the member records this Tx deleted, which become
+	// known absent once it commits (see absentSet); their bytes are in
+	// absentBuf.
+	absentAdds []pendingAbsent
+	absentBuf  []byte
 	// held lists the key cache's shards a commit holds from before the
 	// engine applies it until the cache has its records (holdMetaWrites);
 	// holding marks them in a bitmap.
@@ -126,6 +131,8 @@ type CommandMark struct {
 	// a database it never emptied for one held whole.
 	flushed    bool
 	flushedDBs int
+	absentAdds int
+	absentBuf  int
 }
 
 // StartCommand begins the next command in tx: it sets the command's clock
@@ -149,6 +156,8 @@ func (tx *Tx) StartCommand() CommandMark {
 		metaBuf:    len(tx.metaBuf),
 		flushed:    tx.flushed,
 		flushedDBs: len(tx.flushedDBs),
+		absentAdds: len(tx.absentAdds),
+		absentBuf:  len(tx.absentBuf),
 	}
 }
 
@@ -171,6 +180,8 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.deltaIndex, tx.deltaFrom = nil, 0
 	tx.flushed = m.flushed
 	tx.flushedDBs = tx.flushedDBs[:m.flushedDBs]
+	tx.absentAdds = tx.absentAdds[:m.absentAdds]
+	tx.absentBuf = tx.absentBuf[:m.absentBuf]
 	tx.cache.valid = false
 	return nil
 }
@@ -344,6 +355,7 @@ func (tx *Tx) Commit() error {
 		tx.s.deferringCommits.Add(-1)
 	}
 	if err != nil {
+		tx.absentAdds = tx.absentAdds[:0]
 		tx.publishMetaWrites(false)
 		tx.s.stats.CommitErrors.Add(1)
 		// The engine may have applied part of what it refused; the
@@ -354,6 +366,7 @@ func (tx *Tx) Commit() error {
 	tx.s.stats.Commits.Add(1)
 	tx.s.stats.Changes.Add(int64(len(tx.touched)))
 	tx.publishMetaWrites(true)
+	tx.publishAbsent()
 	switch {
 	case mode == SyncEverySec:
 		tx.s.writes.Add(1)
@@ -406,6 +419,8 @@ func (tx *Tx) Close() {
 		metaWrites: tx.metaWrites[:0],
 		metaBuf:    tx.metaBuf[:0],
 		held:       tx.held[:0],
+		absentAdds: tx.absentAdds[:0],
+		absentBuf:  tx.absentBuf[:0],
 	}
 	txPool.Put(tx)
 }
