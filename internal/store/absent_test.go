@@ -124,3 +124,47 @@ func TestKnownAbsentMembers(t *testing.T) {
 		t.Fatalf("sizes %v at the end", got)
 	}
 }
+
+// BenchmarkMemberChurn deletes and adds one member of a collection that
+// keeps another, over and over (issue 27, item 20): each op is one add and
+// one delete, each its own commit, as two clients' commands would be.
+func BenchmarkMemberChurn(b *testing.B) {
+	f, base := []byte("f"), []byte("base")
+	for _, tc := range []struct {
+		name     string
+		setup    func(tx *Tx) error
+		add, del func(tx *Tx) error
+	}{
+		{"hash", func(tx *Tx) error { _, err := tx.HSet(0, []byte("k"), [][]byte{base, f}); return err },
+			func(tx *Tx) error { _, err := tx.HSet(0, []byte("k"), [][]byte{f, f}); return err },
+			func(tx *Tx) error { _, err := tx.HDel(0, []byte("k"), [][]byte{f}); return err }},
+		{"set", func(tx *Tx) error { _, err := tx.SAdd(0, []byte("k"), [][]byte{base}); return err },
+			func(tx *Tx) error { _, err := tx.SAdd(0, []byte("k"), [][]byte{f}); return err },
+			func(tx *Tx) error { _, err := tx.SRem(0, []byte("k"), [][]byte{f}); return err }},
+		{"zset", func(tx *Tx) error {
+			_, err := tx.ZAdd(0, []byte("k"), ZAddArgs{}, []ZMember{{Member: base, Score: 0}})
+			return err
+		},
+			func(tx *Tx) error {
+				_, err := tx.ZAdd(0, []byte("k"), ZAddArgs{}, []ZMember{{Member: f, Score: 1}})
+				return err
+			},
+			func(tx *Tx) error { _, err := tx.ZRem(0, []byte("k"), [][]byte{f}); return err }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := openBenchStore(b, 0, nil)
+			keys := [][]byte{[]byte("k")}
+			if err := commit(s, keys, tc.setup); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := commit(s, keys, tc.add); err != nil {
+					b.Fatal(err)
+				}
+				if err := commit(s, keys, tc.del); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
