@@ -185,6 +185,7 @@ func (tx *Tx) set(c *collection, k, v []byte) error {
 		return err
 	}
 	tx.filterAdd(c, k)
+	tx.forgetAbsent(c, k)
 	return tx.b.Set(k, v)
 }
 
@@ -192,7 +193,11 @@ func (tx *Tx) del(c *collection, k []byte) error {
 	if err := tx.checkWrite(c.key); err != nil {
 		return err
 	}
-	return tx.b.Delete(k)
+	if err := tx.b.Delete(k); err != nil {
+		return err
+	}
+	tx.noteAbsent(c, k)
+	return nil
 }
 
 // iter opens an iterator over the collection's records in family f, within

@@ -22,6 +22,15 @@ import (
 //     writer has changed the shard since before the reader read the engine
 //     (the shard's generation is unchanged); otherwise it might put back a
 //     value older than one a writer has just installed.
+//   - A commit holds the shards of the keys it wrote (hold) from before the
+//     engine applies its batch until the cache has all of its records
+//     (release): meanwhile a shard's generation is odd, its lookups miss
+//     and vouch for no absence, and no fill is taken, so its keys are read
+//     from the engine, which applies a batch all at once. An atomic group
+//     (MULTI/EXEC, a script, a multi-key command) thus becomes visible
+//     whole on every read path: never a key written twice in it with its
+//     value between the two writes, nor one of its keys new in the cache
+//     while another still shows its old value (issue 27).
 //
 // Absent keys are cached too (found false), so creating a new key costs no
 // engine read either. And a database the cache holds whole answers every
@@ -51,7 +60,8 @@ type keyCache struct {
 // shard with the same hash take turns in the slot.
 type cacheShard struct {
 	mu sync.Mutex
-	// gen counts writes to the shard; see keyCache.
+	// gen counts writes to the shard, twice each: it is odd while a commit
+	// holds the shard (see keyCache).
 	gen   uint64
 	bytes int
 	t     entryTable
@@ -195,11 +205,17 @@ func newKeyCache(budget int64, databases int) *keyCache {
 }
 
 // lookup appends the cached record of mk to dst. ok reports a hit; gen is
-// the shard's generation, for a later fill after a miss.
+// the shard's generation, for a later fill after a miss (and for absent).
+// A shard a commit holds misses.
 func (c *keyCache) lookup(stripe uint16, mk, dst []byte) (raw []byte, found, ok bool, gen uint64) {
 	h := c.keyHash(mk)
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
+	if sh.gen%2 != 0 {
+		gen = sh.gen
+		sh.mu.Unlock()
+		return dst, false, false, gen
+	}
 	if i := sh.t.find(h); i >= 0 {
 		e := &sh.t.slots[i].e
 		if ok = bytes.Equal(e.key(), mk); ok {
@@ -232,10 +248,17 @@ func (c *keyCache) entry(sh *cacheShard, mk []byte) (cacheEntry, bool) {
 }
 
 // holdsAll reports whether the cache holds every metadata record of physical
-// database pdb: a miss there is an absent key. Ask after the lookup that
-// missed.
+// database pdb.
 func (c *keyCache) holdsAll(pdb uint16) bool {
 	return int(pdb) < len(c.complete) && c.complete[pdb].Load()
+}
+
+// absent reports whether a lookup that missed at generation gen proves its
+// key of physical database pdb absent: the database is held whole, and no
+// commit held the key's shard (one may be creating the key). Ask after the
+// lookup that missed.
+func (c *keyCache) absent(pdb uint16, gen uint64) bool {
+	return gen%2 == 0 && c.holdsAll(pdb)
 }
 
 // holdAll marks physical database pdb as held whole. The caller knows it
@@ -264,44 +287,85 @@ func losing[K ~string | ~[]byte](c *keyCache, mk K) {
 }
 
 // fill caches what a reader read from the engine, unless a writer changed
-// the shard after gen was taken.
+// the shard after gen was taken, or held it then.
 func (c *keyCache) fill(stripe uint16, gen uint64, mk, raw []byte, found bool) {
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
-	if sh.gen == gen {
+	if sh.gen == gen && gen%2 == 0 {
 		c.putLocked(sh, mk, raw, found)
 	}
 	sh.mu.Unlock()
 }
 
-// store installs a committed record (found false: the key was deleted). The
-// caller holds the key's stripe lock.
-func (c *keyCache) store(stripe uint16, mk, raw []byte, found bool) {
+// hold marks stripe's shard as written by a commit in flight, before the
+// engine applies it: lookups miss, fills are refused (and so are those of
+// lookups made before), until release. The caller holds the stripe lock,
+// so no other commit holds the shard.
+func (c *keyCache) hold(stripe uint16) {
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
 	sh.gen++
+	sh.mu.Unlock()
+}
+
+// release ends hold: the shard has every record of the commit.
+func (c *keyCache) release(stripe uint16) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	sh.gen++
+	sh.mu.Unlock()
+}
+
+// put installs a committed record (found false: the key was deleted) in a
+// held shard.
+func (c *keyCache) put(stripe uint16, mk, raw []byte, found bool) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
 	c.putLocked(sh, mk, raw, found)
 	sh.mu.Unlock()
 }
 
-// forget drops mk's entry, after a commit that may or may not have applied.
-func (c *keyCache) forget(stripe uint16, mk []byte) {
-	h := c.keyHash(mk)
+// store installs a committed record (found false: the key was deleted):
+// hold, put and release in one. The caller holds the key's stripe lock.
+func (c *keyCache) store(stripe uint16, mk, raw []byte, found bool) {
 	sh := &c.shards[stripe]
 	sh.mu.Lock()
-	sh.gen++
-	// The commit may have applied: the engine may hold a record the cache
-	// does not.
-	losing(c, mk)
-	if i := sh.t.find(h); i >= 0 && bytes.Equal(sh.t.slots[i].e.key(), mk) {
-		sh.bytes -= sh.t.slots[i].e.cost()
-		sh.t.deleteAt(i)
-	}
+	sh.gen += 2
+	c.putLocked(sh, mk, raw, found)
 	sh.mu.Unlock()
 }
 
+// drop removes mk's entry from a held shard, after a commit that may or
+// may not have applied.
+func (c *keyCache) drop(stripe uint16, mk []byte) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	c.dropLocked(sh, mk)
+	sh.mu.Unlock()
+}
+
+// forget is drop in a shard not held: hold, drop and release in one.
+func (c *keyCache) forget(stripe uint16, mk []byte) {
+	sh := &c.shards[stripe]
+	sh.mu.Lock()
+	sh.gen += 2
+	c.dropLocked(sh, mk)
+	sh.mu.Unlock()
+}
+
+func (c *keyCache) dropLocked(sh *cacheShard, mk []byte) {
+	// The commit may have applied: the engine may hold a record the cache
+	// does not.
+	losing(c, mk)
+	if i := sh.t.find(c.keyHash(mk)); i >= 0 && bytes.Equal(sh.t.slots[i].e.key(), mk) {
+		sh.bytes -= sh.t.slots[i].e.cost()
+		sh.t.deleteAt(i)
+	}
+}
+
 // clear drops every entry (FLUSHDB, FLUSHALL); no database is held whole
-// after it until holdAll says so.
+// after it until holdAll says so. A generation moves by two, keeping a
+// held shard held.
 func (c *keyCache) clear() {
 	for i := range c.complete {
 		c.complete[i].Store(false)
@@ -309,7 +373,7 @@ func (c *keyCache) clear() {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		sh.gen++
+		sh.gen += 2
 		sh.t.clear()
 		sh.bytes = 0
 		sh.mu.Unlock()

@@ -281,7 +281,7 @@ func (tx *Tx) memberFilter(c *collection) *memberFilter {
 // not, and reading it from the engine can be skipped. c's key is locked.
 func (tx *Tx) mayHold(c *collection, member []byte) bool {
 	f := tx.memberFilter(c)
-	if f == nil || f.mayHold(tx.s.filters.hash(member)) {
+	if (f == nil || f.mayHold(tx.s.filters.hash(member))) && !tx.knownAbsent(c, member) {
 		return true
 	}
 	tx.s.stats.FilteredReads.Add(1)

@@ -299,25 +299,25 @@ func (tx *Tx) SMove(db int, src, dst, member []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !found {
-		if d.Exists {
-			dstEnds := tx.watchSetEnds(d)
-			dstEnds.touched(member)
-			dstEnds.done()
-			tx.s.setPops.drop(d.Prefix(encoding.FamilySub))
-		}
-		if err := tx.set(d, dk, nil); err != nil {
-			return false, err
-		}
-		d.Meta.Size++
+	if found {
+		// A member already in dst leaves dst untouched: Redis 7 signals
+		// it (WATCH, tracking) and sends "sadd" only when it added to it.
+		return true, nil
 	}
-	// Redis signals dst as modified even when member was already there.
+	if d.Exists {
+		dstEnds := tx.watchSetEnds(d)
+		dstEnds.touched(member)
+		dstEnds.done()
+		tx.s.setPops.drop(d.Prefix(encoding.FamilySub))
+	}
+	if err := tx.set(d, dk, nil); err != nil {
+		return false, err
+	}
+	d.Meta.Size++
 	if err := tx.save(d); err != nil {
 		return false, err
 	}
-	if !found {
-		tx.Notify(notify.Set, "sadd", db, dst)
-	}
+	tx.Notify(notify.Set, "sadd", db, dst)
 	return true, nil
 }
 

@@ -101,6 +101,9 @@ type Store struct {
 	keys *keyCache
 	// filters spare new members' lookups; nil when disabled.
 	filters *memberFilters
+	// absent holds the member records last deleted under each lock stripe
+	// (see absentSet); only holders of the stripe's lock use it.
+	absent [stripeCount]absentSet
 	// setModels and setPops keep what SPOP and SRANDMEMBER learnt about
 	// big sets between commands (see set.go).
 	setModels setModelCache

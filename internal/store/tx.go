@@ -71,6 +71,16 @@ type Tx struct {
 	// metaBuf), which the store's key cache learns once the batch commits.
 	metaWrites []metaWrite
 	metaBuf    []byte
+	// absentAdds are the member records this Tx deleted, which become
+	// known absent once it commits (see absentSet); their bytes are in
+	// absentBuf.
+	absentAdds []pendingAbsent
+	absentBuf  []byte
+	// held lists the key cache's shards a commit holds from before the
+	// engine applies it until the cache has its records (holdMetaWrites);
+	// holding marks them in a bitmap.
+	held    []uint16
+	holding [stripeCount / 64]uint64
 	// metaIndex counts the entries of metaWrites[:metaIndexed] by key, so
 	// that wroteMeta stays O(1) in a command over many keys. It is built
 	// only once metaWrites outgrows metaScanLimit: a command over a few
@@ -133,6 +143,8 @@ type CommandMark struct {
 	flushed    bool
 	flushedDBs int
 	wholeDBs   int
+	absentAdds int
+	absentBuf  int
 }
 
 // StartCommand begins the next command in tx: it sets the command's clock
@@ -157,6 +169,8 @@ func (tx *Tx) StartCommand() CommandMark {
 		flushed:    tx.flushed,
 		flushedDBs: len(tx.flushedDBs),
 		wholeDBs:   len(tx.wholeDBs),
+		absentAdds: len(tx.absentAdds),
+		absentBuf:  len(tx.absentBuf),
 	}
 }
 
@@ -180,6 +194,8 @@ func (tx *Tx) RollbackCommand(m CommandMark) error {
 	tx.flushed = m.flushed
 	tx.flushedDBs = tx.flushedDBs[:m.flushedDBs]
 	tx.wholeDBs = tx.wholeDBs[:m.wholeDBs]
+	tx.absentAdds = tx.absentAdds[:m.absentAdds]
+	tx.absentBuf = tx.absentBuf[:m.absentBuf]
 	tx.cache.valid = false
 	return nil
 }
@@ -343,6 +359,7 @@ func (tx *Tx) Commit() error {
 	if deferring {
 		tx.s.deferringCommits.Add(1)
 	}
+	tx.holdMetaWrites()
 	err := tx.b.Commit(syncNow)
 	if deferring {
 		if err == nil {
@@ -352,6 +369,7 @@ func (tx *Tx) Commit() error {
 		tx.s.deferringCommits.Add(-1)
 	}
 	if err != nil {
+		tx.absentAdds = tx.absentAdds[:0]
 		tx.publishMetaWrites(false)
 		tx.s.stats.CommitErrors.Add(1)
 		// The engine may have applied part of what it refused; the
@@ -362,6 +380,7 @@ func (tx *Tx) Commit() error {
 	tx.s.stats.Commits.Add(1)
 	tx.s.stats.Changes.Add(int64(len(tx.touched)))
 	tx.publishMetaWrites(true)
+	tx.publishAbsent()
 	switch {
 	case mode == SyncEverySec:
 		tx.s.writes.Add(1)
@@ -413,6 +432,9 @@ func (tx *Tx) Close() {
 		cache:      metaCache{key: tx.cache.key[:0], raw: tx.cache.raw[:0]},
 		metaWrites: tx.metaWrites[:0],
 		metaBuf:    tx.metaBuf[:0],
+		held:       tx.held[:0],
+		absentAdds: tx.absentAdds[:0],
+		absentBuf:  tx.absentBuf[:0],
 	}
 	txPool.Put(tx)
 }
@@ -467,7 +489,7 @@ func (tx *Tx) rawMeta(pdb uint16, key []byte) (mk []byte, raw []byte, found bool
 			tx.cache.key = append(tx.cache.key[:0], mk...)
 			return mk, tx.cache.raw, found, nil
 		}
-		if !unread && kc.holdsAll(pdb) {
+		if !unread && kc.absent(pdb, gen) {
 			tx.cache.set(mk, nil, false)
 			return mk, nil, false, nil
 		}
@@ -565,6 +587,33 @@ func (tx *Tx) noteMetaWrite(mk, key, raw []byte, found bool) {
 	tx.metaWrites = append(tx.metaWrites, w)
 }
 
+// holdMetaWrites holds the key cache's shards of the metadata records the
+// commit about to be made wrote (all of them after a flush), so that no
+// reader sees one of them in the cache unchanged while the engine already
+// has the commit, nor one written twice with its first value (see
+// keyCache). publishMetaWrites releases them.
+func (tx *Tx) holdMetaWrites() {
+	kc := tx.s.keys
+	if kc == nil {
+		return
+	}
+	if tx.flushed {
+		for st := range uint16(stripeCount) {
+			tx.held = append(tx.held, st)
+		}
+	} else {
+		for _, w := range tx.metaWrites {
+			if bit := uint64(1) << (w.stripe % 64); tx.holding[w.stripe/64]&bit == 0 {
+				tx.holding[w.stripe/64] |= bit
+				tx.held = append(tx.held, w.stripe)
+			}
+		}
+	}
+	for _, st := range tx.held {
+		kc.hold(st)
+	}
+}
+
 // publishMetaWrites tells the key cache what a commit did: the records it
 // wrote after a success, that they are unknown after a failure (the engine
 // may have applied part of the batch). The stripe locks are still held.
@@ -582,14 +631,21 @@ func (tx *Tx) publishMetaWrites(committed bool) {
 			}
 		}
 	}
+	// A key written twice is put twice, but no reader sees the first: its
+	// shard is held until the last (release below).
 	for _, w := range tx.metaWrites {
 		mk := tx.metaBuf[w.start:w.keyEnd]
 		if committed {
-			kc.store(w.stripe, mk, tx.metaBuf[w.keyEnd:w.rawEnd], w.found)
+			kc.put(w.stripe, mk, tx.metaBuf[w.keyEnd:w.rawEnd], w.found)
 		} else {
-			kc.forget(w.stripe, mk)
+			kc.drop(w.stripe, mk)
 		}
 	}
+	for _, st := range tx.held {
+		kc.release(st)
+		tx.holding[st/64] = 0
+	}
+	tx.held = tx.held[:0]
 	tx.metaWrites = tx.metaWrites[:0]
 	tx.metaBuf = tx.metaBuf[:0]
 	tx.metaIndex, tx.metaIndexed = nil, 0

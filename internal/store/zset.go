@@ -176,6 +176,9 @@ type zwriter struct {
 	// readers do not walk what this command removed.
 	bounds              encoding.ZSetMeta
 	lowStale, highStale bool
+	// lowGone and highGone are the entries this command deleted at each
+	// stale bound, for tighten.
+	lowGone, highGone zgone
 	// skiplist, when a command knows it for all its writes (zstore, from
 	// its whole result), says whether Redis would hold the set as a
 	// skiplist, where a -0 score keeps its sign; left zunknown,
@@ -222,24 +225,69 @@ func (z *zwriter) widen(u uint64) {
 	if z.c.Meta.Size == 0 {
 		z.bounds = encoding.ZSetMeta{Low: u, High: u}
 		z.lowStale, z.highStale = false, false
+		z.lowGone.reset()
+		z.highGone.reset()
 		return
 	}
 	if u <= z.bounds.Low {
 		z.bounds.Low, z.lowStale = u, false
+		z.lowGone.reset()
 	}
 	if u >= z.bounds.High {
 		z.bounds.High, z.highStale = u, false
+		z.highGone.reset()
 	}
 }
 
-// left notes that the entry of a member with score bits u was deleted.
-func (z *zwriter) left(u uint64) {
+// left notes that the entry k of a member with score bits u was deleted
+// (k nil: not known).
+func (z *zwriter) left(u uint64, k []byte) {
 	if u == z.bounds.Low {
 		z.lowStale = true
+		z.lowGone.note(k)
 	}
 	if u == z.bounds.High {
 		z.highStale = true
+		z.highGone.note(k)
 	}
+}
+
+// zgone is what a command deleted at one bound of a sorted set's index:
+// one entry, key, when n is 1. tighten then steps around that entry
+// instead of over it: when a member at the end is removed and added again
+// and again, its entry stacks a deleted version in Pebble's memtable per
+// round, and an iterator reaching it from either side walks them all
+// (issue 27, item 20: ZADD z 1 m; ZREM z m).
+type zgone struct {
+	key []byte
+	n   int
+}
+
+func (g *zgone) reset() { g.n = 0 }
+
+func (g *zgone) note(k []byte) {
+	g.n++
+	if k == nil {
+		g.n = 2
+		return
+	}
+	g.key = append(g.key[:0], k...)
+}
+
+// rewritten notes that entry k was written again: it is no gap to step
+// around.
+func (g *zgone) rewritten(k []byte) {
+	if g.n > 0 && bytes.Equal(g.key, k) {
+		g.n = 2
+	}
+}
+
+// only returns the one entry deleted, or nil.
+func (g *zgone) only() []byte {
+	if g.n == 1 {
+		return g.key
+	}
+	return nil
 }
 
 // zboundKeys returns the score index keys [lo, hi) that the bounds b
@@ -277,19 +325,41 @@ func (z *zwriter) tighten() error {
 		*u = b
 		return err
 	}
+	// With one entry deleted at a bound, d: an entry between d and the
+	// bound's end of the range is at the bound, else the new bound is the
+	// nearest entry on d's other side. Either seek lands beside d, not on
+	// its versions.
 	if z.lowStale {
-		if err := end(it.First(), &z.bounds.Low); err != nil {
+		var ok bool
+		if d := z.lowGone.only(); d != nil {
+			if ok = it.SeekLT(d); !ok && it.Error() == nil {
+				ok = it.SeekGE(append(d, 0))
+			}
+		} else {
+			ok = it.First()
+		}
+		if err := end(ok, &z.bounds.Low); err != nil {
 			it.Close()
 			return err
 		}
 	}
 	if z.highStale {
-		if err := end(it.Last(), &z.bounds.High); err != nil {
+		var ok bool
+		if d := z.highGone.only(); d != nil {
+			if ok = it.SeekGE(append(d, 0)); !ok && it.Error() == nil {
+				ok = it.SeekLT(d)
+			}
+		} else {
+			ok = it.Last()
+		}
+		if err := end(ok, &z.bounds.High); err != nil {
 			it.Close()
 			return err
 		}
 	}
 	z.lowStale, z.highStale = false, false
+	z.lowGone.reset()
+	z.highGone.reset()
 	return it.Close()
 }
 
@@ -362,7 +432,7 @@ func (z *zwriter) move(member []byte, old, score float64) error {
 	if err := z.tx.del(z.c, z.scoreKey(old, member)); err != nil {
 		return err
 	}
-	z.left(encoding.ScoreBits(old))
+	z.left(encoding.ScoreBits(old), z.sb)
 	z.widen(encoding.ScoreBits(score))
 	return z.writeScore(member, score)
 }
@@ -385,7 +455,10 @@ func (z *zwriter) writeScore(member []byte, score float64) error {
 	if err := z.tx.set(z.c, z.subKey(member), encoding.AppendMemberScore(z.vb[:0], score)); err != nil {
 		return err
 	}
-	return z.tx.set(z.c, z.scoreKey(score, member), encoding.AppendScoreIndexValue(z.ib[:0], score))
+	k := z.scoreKey(score, member)
+	z.lowGone.rewritten(k)
+	z.highGone.rewritten(k)
+	return z.tx.set(z.c, k, encoding.AppendScoreIndexValue(z.ib[:0], score))
 }
 
 // keepNegZero reports whether a -0 score written now for member keeps its
@@ -442,7 +515,7 @@ func (z *zwriter) remove(member []byte, score float64) error {
 	if err := z.tx.del(z.c, z.scoreKey(score, member)); err != nil {
 		return err
 	}
-	z.left(encoding.ScoreBits(score))
+	z.left(encoding.ScoreBits(score), z.sb)
 	z.c.Meta.Size--
 	return nil
 }
@@ -565,7 +638,7 @@ func (tx *Tx) zdropRun(z *zwriter, run *runCollector) error {
 	}
 	z.c.Meta.Size -= uint64(len(run.members))
 	for _, sc := range run.scores {
-		z.left(encoding.ScoreBits(sc))
+		z.left(encoding.ScoreBits(sc), nil)
 	}
 	if len(run.members) < zrunRangeDelete {
 		for i, m := range run.members {
@@ -2225,8 +2298,10 @@ func (tx *Tx) ZSetEncoding(db int, key []byte) (string, bool, error) {
 func (z *zwriter) setBound(highest bool, next uint64) {
 	if highest {
 		z.bounds.High, z.highStale = next, false
+		z.highGone.reset()
 	} else {
 		z.bounds.Low, z.lowStale = next, false
+		z.lowGone.reset()
 	}
 }
 

@@ -69,7 +69,7 @@ func zremEndRangeTombstone(tx *Tx, key []byte) error {
 	if err := tx.b.DeleteRange(k, append(k, 0)); err != nil {
 		return err
 	}
-	z.left(encoding.ScoreBits(score))
+	z.left(encoding.ScoreBits(score), nil)
 	z.c.Meta.Size--
 	return z.save()
 }
@@ -823,6 +823,35 @@ func TestZSetBoundsFollowEveryWrite(t *testing.T) {
 			_, err := tx.ZRem(0, k, byteSlices("a", "e"))
 			return err
 		}, [2]float64{2, 4}},
+		{"ZREM of the highest", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRem(0, k, byteSlices("e"))
+			return err
+		}, [2]float64{1, 4}},
+		{"ZREM of the lowest", func(tx *Tx, k []byte) error {
+			_, err := tx.ZRem(0, k, byteSlices("a"))
+			return err
+		}, [2]float64{2, 5}},
+		{"ZREM of the highest, another at its score after it", func(tx *Tx, k []byte) error {
+			if _, err := tx.ZAdd(0, k, ZAddArgs{}, []ZMember{{Member: []byte("f"), Score: 5}}); err != nil {
+				return err
+			}
+			_, err := tx.ZRem(0, k, byteSlices("e"))
+			return err
+		}, [2]float64{1, 5}},
+		{"ZREM of the lowest, another at its score before it", func(tx *Tx, k []byte) error {
+			if _, err := tx.ZAdd(0, k, ZAddArgs{}, []ZMember{{Member: []byte("0"), Score: 1}}); err != nil {
+				return err
+			}
+			_, err := tx.ZRem(0, k, byteSlices("a"))
+			return err
+		}, [2]float64{1, 5}},
+		{"ZREM of the highest and ZADD of it again", func(tx *Tx, k []byte) error {
+			if _, err := tx.ZRem(0, k, byteSlices("e")); err != nil {
+				return err
+			}
+			_, err := tx.ZAdd(0, k, ZAddArgs{}, []ZMember{{Member: []byte("e"), Score: 5}})
+			return err
+		}, [2]float64{1, 5}},
 		{"ZREM of a middle member", func(tx *Tx, k []byte) error {
 			_, err := tx.ZRem(0, k, byteSlices("c"))
 			return err
