@@ -11,7 +11,8 @@
 // once enough has been dropped, a Trimmer runs a collection and returns the
 // free pages (debug.FreeOSMemory), after a short settling delay so that a
 // burst is trimmed once, and never more often than MinInterval, since each
-// trim costs a full collection.
+// trim costs a full collection; one more trim follows a little later, for
+// what the burst's owners drop after they have reported it.
 //
 // It never runs on a caller's goroutine: Freed only counts.
 package memtrim
@@ -28,6 +29,7 @@ const (
 	DefaultThreshold   = 64 << 20
 	DefaultSettle      = 100 * time.Millisecond
 	DefaultMinInterval = 2 * time.Second
+	DefaultFollowUp    = 10 * time.Second
 )
 
 // Trimmer returns dropped memory to the system. The zero value works; its
@@ -40,6 +42,11 @@ type Trimmer struct {
 	Settle time.Duration
 	// MinInterval is the shortest time between two trims.
 	MinInterval time.Duration
+	// FollowUp is when a second trim follows one that the threshold
+	// caused: part of what a burst leaves is dropped a little later
+	// (replies still being sent, memtables being flushed) and would
+	// otherwise wait for the next collection.
+	FollowUp time.Duration
 	// Free trims; nil is debug.FreeOSMemory. Tests replace it.
 	Free func()
 
@@ -68,10 +75,12 @@ func (t *Trimmer) maybeSchedule() {
 	t.mu.Lock()
 	delay := max(or(t.Settle, DefaultSettle), time.Until(t.last.Add(or(t.MinInterval, DefaultMinInterval))))
 	t.mu.Unlock()
-	time.AfterFunc(delay, t.trim)
+	time.AfterFunc(delay, func() { t.trim(true) })
 }
 
-func (t *Trimmer) trim() {
+// trim returns the free memory; a trim the threshold caused (first) is
+// followed by another after FollowUp, unless one ran in between.
+func (t *Trimmer) trim(first bool) {
 	t.pending.Store(0)
 	if t.Free != nil {
 		t.Free()
@@ -80,8 +89,19 @@ func (t *Trimmer) trim() {
 	}
 	t.mu.Lock()
 	t.last = time.Now()
+	end := t.last
 	t.mu.Unlock()
 	t.scheduled.Store(false)
+	if first {
+		time.AfterFunc(or(t.FollowUp, DefaultFollowUp), func() {
+			t.mu.Lock()
+			again := t.last.Equal(end)
+			t.mu.Unlock()
+			if again && t.scheduled.CompareAndSwap(false, true) {
+				t.trim(false)
+			}
+		})
+	}
 	// What was dropped while this trim ran waits for the next.
 	t.maybeSchedule()
 }

@@ -11,7 +11,7 @@ import (
 func TestTrimmer(t *testing.T) {
 	trims := make(chan time.Time, 10)
 	tr := &Trimmer{Threshold: 1000, Settle: 20 * time.Millisecond, MinInterval: 50 * time.Millisecond,
-		Free: func() { trims <- time.Now() }}
+		FollowUp: time.Hour, Free: func() { trims <- time.Now() }}
 	tr.Freed(999)
 	tr.Freed(0)
 	tr.Freed(-5)
@@ -51,5 +51,30 @@ func TestTrimmer(t *testing.T) {
 	}
 	if second.Sub(first) < 50*time.Millisecond {
 		t.Errorf("trims %v apart, want at least MinInterval", second.Sub(first))
+	}
+}
+
+// TestTrimmerFollowUp: a trim the threshold caused is followed by one
+// more, and only one.
+func TestTrimmerFollowUp(t *testing.T) {
+	trims := make(chan time.Time, 10)
+	tr := &Trimmer{Threshold: 1000, Settle: time.Millisecond, FollowUp: 30 * time.Millisecond,
+		Free: func() { trims <- time.Now() }}
+	tr.Freed(2000)
+	var at [2]time.Time
+	for i := range at {
+		select {
+		case at[i] = <-trims:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("trim %d did not come", i+1)
+		}
+	}
+	if d := at[1].Sub(at[0]); d < 30*time.Millisecond {
+		t.Errorf("follow-up %v after the first trim, want at least 30ms", d)
+	}
+	select {
+	case <-trims:
+		t.Fatal("a follow-up trim was followed up")
+	case <-time.After(200 * time.Millisecond):
 	}
 }
