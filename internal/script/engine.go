@@ -344,9 +344,10 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction, args []lua.LValue, w *resp.Writer) error {
 	ctx = runCtx(ctx)
 	limit := v.e.memoryLimit()
+	var overLimit func() bool
 	if limit > 0 {
 		var done func() uint64
-		ctx, done = v.e.mem.watch(ctx, limit)
+		ctx, overLimit, done = v.e.mem.watch(ctx, limit)
 		defer func() {
 			if grown := done(); grown >= min(bigRun, uint64(limit)/2) {
 				// Stale slots of the state's stacks may still hold what
@@ -391,6 +392,11 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 			v.broken = true
 		}
 		w.Error(cString(info.msg) + info.suffix(name))
+		return nil
+	}
+	if overLimit != nil && overLimit() {
+		L.Pop(1)
+		w.Error(memoryReply(limit))
 		return nil
 	}
 	result := L.Get(-1)

@@ -57,7 +57,9 @@ type memRun struct {
 	// most it has grown beyond that: roughly what the run allocated.
 	objects uint64
 	peak    atomic.Uint64
-	cancel  context.CancelCauseFunc
+	// seen is set once the watchdog has sampled the heap during the run.
+	seen   atomic.Bool
+	cancel context.CancelCauseFunc
 }
 
 // memWatch is the engine's watchdog over its runs' memory.
@@ -87,16 +89,15 @@ func readHeap(s []metrics.Sample) (live, objects uint64) {
 
 // watch starts watching a run limited to limit bytes of growth; ctx is
 // the run's context, which the returned one wraps. done ends the watch
-// and returns the run's largest growth seen.
-func (m *memWatch) watch(ctx context.Context, limit int64) (context.Context, func() uint64) {
+// and returns the run's largest growth seen; over, called before done,
+// tells whether a run that ended is past its limit all the same.
+func (m *memWatch) watch(ctx context.Context, limit int64) (_ context.Context, over func() bool, done func() uint64) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	r := &memRun{limit: uint64(limit), cancel: cancel}
 	m.mu.Lock()
 	if !m.running {
 		// Idle until now: the last reading may be old.
-		live, objects := readHeap(heapSamples())
-		m.live.Store(live)
-		m.objects.Store(objects)
+		m.refresh()
 		m.running = true
 		go m.loop()
 	}
@@ -106,13 +107,20 @@ func (m *memWatch) watch(ctx context.Context, limit int64) (context.Context, fun
 	}
 	m.runs[r] = struct{}{}
 	m.mu.Unlock()
-	return ctx, func() uint64 {
+	return ctx, r.over, func() uint64 {
 		m.mu.Lock()
 		delete(m.runs, r)
 		m.mu.Unlock()
 		cancel(nil)
 		return r.peak.Load()
 	}
+}
+
+// refresh reads the heap for the next runs' baselines.
+func (m *memWatch) refresh() {
+	live, objects := readHeap(heapSamples())
+	m.live.Store(live)
+	m.objects.Store(objects)
 }
 
 func (m *memWatch) loop() {
@@ -147,6 +155,7 @@ func (m *memWatch) check(s []metrics.Sample) {
 	suspect, minLimit := false, uint64(0)
 	m.mu.Lock()
 	for r := range m.runs {
+		r.seen.Store(true)
 		if objects > r.objects && objects-r.objects > r.peak.Load() {
 			r.peak.Store(objects - r.objects)
 		}
@@ -178,6 +187,24 @@ func (m *memWatch) check(s []metrics.Sample) {
 			r.cancel(errMemory)
 		}
 	}
+}
+
+// over tells whether the run, which has just ended with its result still
+// held, has grown the heap past its limit: the watchdog stops a run only
+// at its next instruction, and a run can end in the instruction that
+// crossed the limit (return s .. s). A run shorter than the watchdog's
+// tick is not checked: it had no time to allocate that much.
+func (r *memRun) over() bool {
+	if !r.seen.Load() {
+		return false
+	}
+	s := heapSamples()
+	if _, objects := readHeap(s); objects <= r.base || objects-r.base <= r.limit {
+		return false
+	}
+	runtime.GC()
+	live, _ := readHeap(s)
+	return live > r.base && live-r.base > r.limit
 }
 
 // capStrings makes the library functions that build a string from many

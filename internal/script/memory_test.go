@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,8 @@ func TestMemoryLimit(t *testing.T) {
 	cases := []struct{ name, body, prefix string }{
 		{"grows", grow + " return 'not stopped'", oom},
 		{"in pcall", "local ok = pcall(function() " + grow + " end) return 'caught'", oom},
+		// Ends in the instruction that crosses the limit: found at the end.
+		{"ends crossing", "local s = string.rep('x', 4 * 1048576) for j = 1, 200000 do end return s .. s .. s .. s .. s", "-OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes)"},
 		{"within", "local s = string.rep('x', 1048576) return #(s .. s)", ":2097152\r\n"},
 		{"rep", "return #string.rep('x', 20 * 1048576)", "-ERR user_script:1: not enough memory script: "},
 		{"concat", "local s = string.rep('x', 1048576) local t = {} for i = 1, 20 do t[i] = s end return #table.concat(t)", "-ERR user_script:1: not enough memory script: "},
@@ -37,6 +40,10 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// The baseline is the live heap as of the last collection:
+			// make it this case's, not what the last case left.
+			runtime.GC()
+			e.mem.refresh()
 			got, err := evalRaw(t, e, &fakeHost{}, 2, c.body, nil, nil)
 			if err != nil {
 				t.Fatal(err)
