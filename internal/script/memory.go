@@ -14,8 +14,10 @@ import (
 )
 
 // DefaultMemoryLimit is how much a run may grow the heap when
-// Options.MemoryLimit is nil.
-const DefaultMemoryLimit = 1 << 30
+// Options.MemoryLimit is nil: proto-max-bulk-len, the longest string a
+// key can hold. A gigabyte would let `s = s .. s` build a 1 GB string in
+// its last instruction before anything could stop it.
+const DefaultMemoryLimit = 512 << 20
 
 // A run's memory. gopher-lua allocates from Go's heap and has no allocator
 // hook, and Go keeps no per-goroutine account, so a run's memory is
@@ -58,8 +60,12 @@ type memRun struct {
 	objects uint64
 	peak    atomic.Uint64
 	// seen is set once the watchdog has sampled the heap during the run.
-	seen   atomic.Bool
-	cancel context.CancelCauseFunc
+	seen atomic.Bool
+	// verdict, while the watchdog collects to judge the run, is closed
+	// once it has; killed is set if the run was found past its limit.
+	verdict atomic.Pointer[chan struct{}]
+	killed  atomic.Bool
+	cancel  context.CancelCauseFunc
 }
 
 // memWatch is the engine's watchdog over its runs' memory.
@@ -175,6 +181,12 @@ func (m *memWatch) check(s []metrics.Sample) {
 	if !suspect || objects < floor+minLimit/4 {
 		return
 	}
+	verdict := make(chan struct{})
+	m.mu.Lock()
+	for r := range m.runs {
+		r.verdict.Store(&verdict)
+	}
+	m.mu.Unlock()
 	runtime.GC()
 	live, objects = readHeap(s)
 	m.live.Store(live)
@@ -184,17 +196,27 @@ func (m *memWatch) check(s []metrics.Sample) {
 	m.floor = objects
 	for r := range m.runs {
 		if live > r.base && live-r.base > r.limit {
+			r.killed.Store(true)
 			r.cancel(errMemory)
 		}
 	}
+	close(verdict)
 }
 
 // over tells whether the run, which has just ended with its result still
 // held, has grown the heap past its limit: the watchdog stops a run only
 // at its next instruction, and a run can end in the instruction that
-// crossed the limit (return s .. s). A run shorter than the watchdog's
-// tick is not checked: it had no time to allocate that much.
+// crossed the limit (return s .. s, or s = s .. s; return #s). So it waits
+// for a judgement the watchdog has begun, and otherwise judges what is
+// still live. A run shorter than the watchdog's tick is not checked: it
+// had no time to allocate that much.
 func (r *memRun) over() bool {
+	if v := r.verdict.Load(); v != nil {
+		<-*v
+	}
+	if r.killed.Load() {
+		return true
+	}
 	if !r.seen.Load() {
 		return false
 	}
