@@ -21,9 +21,9 @@ func TestMemoryLimit(t *testing.T) {
 		Freed:       func(n int64) { freed.Add(n) },
 	})
 	t.Cleanup(e.Close)
-	// grow keeps 64 KiB strings until it is stopped, slowly enough for
+	// grow keeps 256 KiB strings until it is stopped, slowly enough for
 	// the watchdog to see it long before it reaches its bound (256 MiB).
-	const grow = `local t = {} for i = 1, 4096 do t[i] = string.rep('x', 65536) .. i for j = 1, 5000 do end end`
+	const grow = `local t = {} for i = 1, 1024 do t[i] = string.rep('x', 262144) .. i for j = 1, 1000 do end end`
 	oom := "-OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes) script: "
 	cases := []struct{ name, body, prefix string }{
 		{"grows", grow + " return 'not stopped'", oom},
@@ -74,7 +74,7 @@ func TestMemoryLimitStateNotPooled(t *testing.T) {
 	if got != ":1\r\n" || len(e.pool) != 1 {
 		t.Fatalf("got %q with %d pooled states, want :1 and 1", got, len(e.pool))
 	}
-	got, _ = evalRaw(t, e, &fakeHost{}, 2, `local t = {} for i = 1, 4096 do t[i] = string.rep('x', 65536) .. i for j = 1, 5000 do end end`, nil, nil)
+	got, _ = evalRaw(t, e, &fakeHost{}, 2, `local t = {} for i = 1, 1024 do t[i] = string.rep('x', 262144) .. i for j = 1, 1000 do end end`, nil, nil)
 	if !strings.HasPrefix(got, "-OOM ") {
 		t.Fatalf("got %q, want an OOM error", got)
 	}

@@ -339,9 +339,9 @@ func TestScriptMemoryLimit(t *testing.T) {
 	ts := startServer(t, "script-memory-limit", "16mb")
 	ctx := context.Background()
 	c := ts.client(t, 2)
-	// grow keeps 64 KiB strings until it is stopped, slowly enough for the
+	// grow keeps 256 KiB strings until it is stopped, slowly enough for the
 	// watchdog to see it long before its bound (256 MiB).
-	const grow = `local t = {} for i = 1, 4096 do t[i] = string.rep('x', 65536) .. i for j = 1, 5000 do end end`
+	const grow = `local t = {} for i = 1, 1024 do t[i] = string.rep('x', 262144) .. i for j = 1, 1000 do end end`
 	const oom = "OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes) script: "
 	err := c.Eval(ctx, "redis.call('SET', KEYS[1], 'written') "+grow+" return 'not stopped'", []string{"w"}).Err()
 	if err == nil || !strings.HasPrefix(err.Error(), oom) {
