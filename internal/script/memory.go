@@ -162,6 +162,12 @@ func (m *memWatch) check(s []metrics.Sample) {
 	m.mu.Lock()
 	for r := range m.runs {
 		r.seen.Store(true)
+		if pastLimit(r, live) {
+			// A collection that ended during the run found it past.
+			r.killed.Store(true)
+			r.cancel(errMemory)
+			continue
+		}
 		if objects > r.objects && objects-r.objects > r.peak.Load() {
 			r.peak.Store(objects - r.objects)
 		}
@@ -195,12 +201,18 @@ func (m *memWatch) check(s []metrics.Sample) {
 	defer m.mu.Unlock()
 	m.floor = objects
 	for r := range m.runs {
-		if live > r.base && live-r.base > r.limit {
+		if pastLimit(r, live) {
 			r.killed.Store(true)
 			r.cancel(errMemory)
 		}
 	}
 	close(verdict)
+}
+
+// pastLimit tells whether the live heap measured by a collection that
+// ended after the run began is past the run's limit.
+func pastLimit(r *memRun, live uint64) bool {
+	return live > r.base && live-r.base > r.limit
 }
 
 // over tells whether the run, which has just ended with its result still
@@ -221,12 +233,18 @@ func (r *memRun) over() bool {
 		return false
 	}
 	s := heapSamples()
-	if _, objects := readHeap(s); objects <= r.base || objects-r.base <= r.limit {
+	live, objects := readHeap(s)
+	if pastLimit(r, live) {
+		// The runtime's own collection, during the run's last
+		// instruction, measured it.
+		return true
+	}
+	if objects <= r.base || objects-r.base <= r.limit {
 		return false
 	}
 	runtime.GC()
-	live, _ := readHeap(s)
-	return live > r.base && live-r.base > r.limit
+	live, _ = readHeap(s)
+	return pastLimit(r, live)
 }
 
 // capStrings makes the library functions that build a string from many
