@@ -49,6 +49,7 @@ type Config struct {
 	protoMaxBulkLen, cacheSize         atomic.Int64 // bytes
 	hllSparseMaxBytes                  atomic.Int64 // bytes
 	queryBufLimit                      atomic.Int64 // bytes
+	scriptMemoryLimit                  atomic.Int64 // bytes
 	keyCacheSize                       atomic.Int64 // bytes
 	memberFilterSize                   atomic.Int64 // bytes
 	procs                              atomic.Int64
@@ -474,6 +475,10 @@ func (c *Config) HLLSparseMaxBytes() int64 { return c.hllSparseMaxBytes.Load() }
 // ClientQueryBufferLimit returns the most memory a client's incomplete
 // request may hold (client-query-buffer-limit).
 func (c *Config) ClientQueryBufferLimit() int64 { return c.queryBufLimit.Load() }
+
+// ScriptMemoryLimit returns how much a script run may grow the heap (0: no
+// limit).
+func (c *Config) ScriptMemoryLimit() int64 { return c.scriptMemoryLimit.Load() }
 
 // LogLevel returns "debug", "verbose", "notice", "warning" or "nothing".
 func (c *Config) LogLevel() string { return logLevelNames[c.logLevel.Load()] }

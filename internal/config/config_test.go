@@ -70,6 +70,7 @@ func TestGet(t *testing.T) {
 		{"slaveof", ""},
 		{"requirepass", ""},
 		{"save", ""},
+		{"script-memory-limit", "536870912"},
 		{"set-max-intset-entries", "512"},
 		{"set-max-listpack-entries", "128"},
 		{"set-max-listpack-value", "64"},

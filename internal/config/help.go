@@ -103,6 +103,7 @@ var meanings = map[string]string{
 	"aclfile":                           "file of ACL users (user lines) that ACL LOAD and ACL SAVE read and write; empty: users come from user lines in the config file",
 	"acllog-max-len":                    "most entries ACL LOG keeps",
 	"acl-pubsub-default":                "channels a new ACL user or selector may use: allchannels or resetchannels (none)",
+	"script-memory-limit":               "how much a script or function may grow the server's memory before it is stopped with an OOM error; 0: no limit",
 	"set-max-intset-entries":            "the largest set of integers OBJECT ENCODING reports as intset",
 	"set-max-listpack-entries":          "the largest set OBJECT ENCODING reports as listpack",
 	"set-max-listpack-value":            "the longest member of a set reported as listpack",

@@ -427,6 +427,15 @@ var applied = []*setting{
 		list:      func(c *Config) *atomic.Pointer[[]string] { return &c.save },
 	},
 	{
+		// Not a Redis setting: how much a script or function run may grow
+		// the heap before it is stopped with an OOM error (0: no limit).
+		// Redis's Lua has no bound short of the machine's memory. The
+		// default is proto-max-bulk-len, the longest string a key holds.
+		name: "script-memory-limit", kind: kindMemory, mutable: true,
+		min: 0, max: math.MaxInt64, def: value{n: 512 << 20},
+		num: func(c *Config) *atomic.Int64 { return &c.scriptMemoryLimit },
+	},
+	{
 		name: "set-max-intset-entries", kind: kindInt, mutable: true,
 		min: 0, max: math.MaxInt64, def: value{n: 512},
 		num: func(c *Config) *atomic.Int64 { return &c.setMaxIntset },

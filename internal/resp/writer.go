@@ -15,6 +15,10 @@ const (
 	// that a huge reply streams instead of piling up in memory. A payload
 	// at least this long bypasses the buffer.
 	flushSize = 64 << 10
+	// keepBufSize bounds the buffer a Writer keeps once flushed: replies
+	// held for a commit (a big EXEC or script result) can grow it far past
+	// flushSize, and a connection must not keep that for its lifetime.
+	keepBufSize = 256 << 10
 )
 
 // Writer writes replies in RESP2 or RESP3 into its own buffer, and to the
@@ -314,6 +318,9 @@ func (w *Writer) flush() {
 	// After an error the connection is finished: drop what cannot be sent
 	// rather than let it grow without bound.
 	w.buf = w.buf[:0]
+	if cap(w.buf) > keepBufSize {
+		w.buf = make([]byte, 0, writeBufSize)
+	}
 	w.discardFrom = 0
 }
 

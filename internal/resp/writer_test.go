@@ -268,6 +268,35 @@ func TestHoldKeepsRepliesUntilRelease(t *testing.T) {
 	}
 }
 
+// TestWriterShrinksAfterBigHeldReply: a buffer grown by a big held reply
+// (EXEC, a script's result) goes back to its first size once flushed,
+// rather than staying with the connection.
+func TestWriterShrinksAfterBigHeldReply(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.Hold()
+	for range 1000 {
+		w.Bulk(bytes.Repeat([]byte("x"), 1000))
+	}
+	if w.Size() <= keepBufSize {
+		t.Fatalf("held replies grew the buffer to only %d bytes", w.Size())
+	}
+	w.Release()
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Size() != writeBufSize {
+		t.Errorf("buffer of %d bytes kept after the flush, want %d", w.Size(), writeBufSize)
+	}
+	if out.Len() != 1000*len("$1000\r\n"+strings.Repeat("x", 1000)+"\r\n") {
+		t.Errorf("wrote %d bytes", out.Len())
+	}
+	w.SimpleString("OK")
+	if err := w.Flush(); err != nil || !strings.HasSuffix(out.String(), "+OK\r\n") {
+		t.Errorf("after shrinking: %q, %v", out.String()[out.Len()-10:], err)
+	}
+}
+
 // TestWriterDiscard: replies written while discarding never reach the
 // connection, however large, and those before and after do.
 func TestWriterDiscard(t *testing.T) {

@@ -54,7 +54,9 @@
 // register_function, log and the version fields. Runs are bounded: Lua
 // call depth (Options.CallStackSize), nested pcall (200, Lua's C-call
 // limit), unpack (8000 values), the value stack (Options.RegistryMaxSize),
-// string.rep (Options.MaxStringLen), reply nesting both ways
+// string.rep, table.concat and string.format (Options.MaxStringLen, and
+// the memory limit), a run's heap growth (Options.MemoryLimit: a watchdog
+// stops the run with an OOM error, see memory.go), reply nesting both ways
 // (Options.MaxReplyDepth) and result size (Options.MaxReplyElements); the
 // context stops everything else.
 //
@@ -64,9 +66,12 @@
 // "unexpected symbol near 'x'" whatever the mistake; numbers turned into
 // strings by .. or string.format's %s print in Go's shortest form (tostring
 // prints Lua's %.14g); string.dump's output cannot be loaded back. Lua
-// memory is Go's heap, not bounded per script. Pooled states are reused, so
-// state kept in a library's upvalues persists within one pooled state, as
-// it does in Redis's single state; a state found written behind the
-// sandbox's back is discarded. A function's Flags are read before the run;
+// memory is Go's heap: a run's memory is the growth of the whole heap
+// while it runs, so runs at the same moment share one measure, and the
+// instruction that crosses the limit completes before the run stops.
+// Pooled states are reused, so state kept in a library's upvalues
+// persists within one pooled state, as it does in Redis's single state; a
+// state found written behind the sandbox's back, or whose run grew the
+// heap by tens of megabytes, is discarded. A function's Flags are read before the run;
 // if its library is replaced in between, the run uses the new code.
 package script

@@ -62,6 +62,14 @@ type Options struct {
 	// MaxStringLen bounds string.rep's result, which would otherwise let
 	// one call allocate without limit; default 512 MiB (proto-max-bulk-len).
 	MaxStringLen int64
+	// MemoryLimit returns, when a run starts, how much it may grow the
+	// heap before it is stopped with an OOM error (see memory.go); zero or
+	// less is no limit. Nil means DefaultMemoryLimit.
+	MemoryLimit func() int64
+	// Freed, when set, is told after a run that grew the heap by many
+	// bytes that those bytes are garbage now, so that the host can hand
+	// them back to the operating system.
+	Freed func(n int64)
 	// PoolSize is how many idle Lua states are kept; default 8. A state
 	// costs about 1 MB and 0.5 ms to make.
 	PoolSize int
@@ -151,6 +159,8 @@ type Engine struct {
 	libs libraries
 
 	pool chan *vm
+
+	mem memWatch
 }
 
 // NewEngine returns an Engine with no scripts and no libraries.
@@ -196,6 +206,22 @@ func (e *Engine) put(v *vm) {
 	default:
 		v.L.Close()
 	}
+}
+
+// memoryLimit is the limit of a run starting now; zero or less is none.
+func (e *Engine) memoryLimit() int64 {
+	if e.opts.MemoryLimit == nil {
+		return DefaultMemoryLimit
+	}
+	return e.opts.MemoryLimit()
+}
+
+// maxString is the longest string a library function may build.
+func (e *Engine) maxString() int64 {
+	if l := e.memoryLimit(); l > 0 && l < e.opts.MaxStringLen {
+		return l
+	}
+	return e.opts.MaxStringLen
 }
 
 // SHA1Hex returns the lower-case hex SHA1 of b, a script's name.
@@ -317,6 +343,22 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 // execute calls fn(args...) in a run and writes its result.
 func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction, args []lua.LValue, w *resp.Writer) error {
 	ctx = runCtx(ctx)
+	limit := v.e.memoryLimit()
+	var overLimit func() bool
+	if limit > 0 {
+		var done func() uint64
+		ctx, overLimit, done = v.e.mem.watch(ctx, limit)
+		defer func() {
+			if grown := done(); grown >= min(bigRun, uint64(limit)/2) {
+				// Stale slots of the state's stacks may still hold what
+				// the run built: do not pool it.
+				v.broken = true
+				if v.e.opts.Freed != nil {
+					v.e.opts.Freed(int64(grown))
+				}
+			}
+		}()
+	}
 	L := v.L
 	r := &run{host: h, resp: 2, name: name}
 	v.run = r
@@ -338,6 +380,10 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	}
 	if perr != nil {
 		info := errorInfo(perr)
+		if context.Cause(ctx) == errMemory {
+			w.Error(memoryReply(limit) + info.suffix(name))
+			return nil
+		}
 		if ctx.Err() != nil {
 			return &KilledError{Reply: "ERR Script killed by user with SCRIPT KILL..." + info.suffix(name), Cause: ctx.Err()}
 		}
@@ -346,6 +392,11 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 			v.broken = true
 		}
 		w.Error(cString(info.msg) + info.suffix(name))
+		return nil
+	}
+	if overLimit != nil && overLimit() {
+		L.Pop(1)
+		w.Error(memoryReply(limit))
 		return nil
 	}
 	result := L.Get(-1)

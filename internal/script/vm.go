@@ -55,7 +55,8 @@ type vm struct {
 	rng     lrand48
 	// chunks maps the names loadstring's chunks show in messages back to
 	// their sources, which error replies print as Lua's debug info does.
-	chunks map[string]string
+	chunks     map[string]string
+	chunkBytes int // the bytes of chunks' names
 	// cdepth counts nested pcall/xpcall, each a Go frame; Lua 5.1 stops
 	// at LUAI_MAXCCALLS (200) nested C calls with "C stack overflow".
 	cdepth int
@@ -396,10 +397,14 @@ func (v *vm) installBase() {
 			L.Push(lua.LString(err.Error()))
 			return 2
 		}
-		if len(v.chunks) >= 1024 {
+		// The names default to the sources: bound their bytes too, or a
+		// pooled state would keep every big chunk a script ever loaded.
+		if len(v.chunks) >= 1024 || v.chunkBytes+len(name) > 1<<20 {
 			clear(v.chunks)
+			v.chunkBytes = 0
 		}
 		v.chunks[id] = name
+		v.chunkBytes += len(name)
 		fn := L.NewFunctionFromProto(proto)
 		fn.Env = v.env
 		L.Push(fn)
@@ -433,7 +438,7 @@ func (v *vm) installBase() {
 		str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
 			s := L.CheckString(1)
 			n := L.CheckInt(2)
-			if n > 0 && int64(len(s))*int64(n) > v.e.opts.MaxStringLen {
+			if n > 0 && int64(len(s))*int64(n) > v.e.maxString() {
 				L.RaiseError("not enough memory")
 			}
 			return v.forward(L, rep)
@@ -446,6 +451,7 @@ func (v *vm) installBase() {
 			return 0
 		}))
 	}
+	v.capStrings()
 }
 
 // chunkID is how Lua 5.1 names a chunk in messages (luaO_chunkid, with

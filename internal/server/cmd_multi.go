@@ -188,6 +188,9 @@ func cmdExec(x *ctx) {
 	for _, wk := range c.watch.watched {
 		keys = append(keys, []byte(wk.key))
 	}
+	// Once EXEC ends, the queue and the group's batch (about the queue's
+	// size again) are garbage.
+	defer s.trim.Freed(2 * m.bytes)
 	g := s.beginGroup(c, groupMulti, keys, groupNeedsAll(specs, argv))
 	defer g.close()
 	if c.watch.dirty.Load() || watchedExpired(c, g.tx) {

@@ -72,6 +72,13 @@ func (s *Server) initScripting() {
 		Version:    RedisVersion,
 		VersionNum: redisVersionNum(RedisVersion),
 		Log:        s.scriptLog,
+		MemoryLimit: func() int64 {
+			if s.cfg == nil {
+				return script.DefaultMemoryLimit
+			}
+			return s.cfg.ScriptMemoryLimit()
+		},
+		Freed: s.trim.Freed,
 	})
 	if s.st == nil {
 		return

@@ -331,3 +331,39 @@ func TestScriptBadInput(t *testing.T) {
 		t.Fatal("a plain script fails after the bad ones")
 	}
 }
+
+// TestScriptMemoryLimit: a script or function that grows the server's
+// memory past script-memory-limit is stopped with the OOM error, its
+// writes so far standing as after any script error; 0 lifts the limit.
+func TestScriptMemoryLimit(t *testing.T) {
+	ts := startServer(t, "script-memory-limit", "16mb")
+	ctx := context.Background()
+	c := ts.client(t, 2)
+	// grow keeps 256 KiB strings until it is stopped, slowly enough for the
+	// watchdog to see it long before its bound (256 MiB).
+	const grow = `local t = {} for i = 1, 1024 do t[i] = string.rep('x', 262144) .. i for j = 1, 1000 do end end`
+	const oom = "OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes) script: "
+	err := c.Eval(ctx, "redis.call('SET', KEYS[1], 'written') "+grow+" return 'not stopped'", []string{"w"}).Err()
+	if err == nil || !strings.HasPrefix(err.Error(), oom) {
+		t.Fatalf("EVAL growing past the limit: %v, want %q...", err, oom)
+	}
+	if v, err := c.Get(ctx, "w").Result(); v != "written" {
+		t.Errorf("the stopped script's write: %q, %v", v, err)
+	}
+	lib := "#!lua name=grow\nredis.register_function('grow', function() " + grow + " return 'not stopped' end)"
+	if err := c.FunctionLoad(ctx, lib).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FCall(ctx, "grow", nil).Err(); err == nil || !strings.HasPrefix(err.Error(), oom) {
+		t.Errorf("FCALL growing past the limit: %v", err)
+	}
+	if err := c.Eval(ctx, "return #string.rep('x', 20 * 1048576)", nil).Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR user_script:1: not enough memory") {
+		t.Errorf("string.rep past the limit: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "script-memory-limit", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Eval(ctx, "return #string.rep('x', 20 * 1048576)", nil).Int(); n != 20<<20 || err != nil {
+		t.Errorf("string.rep with no limit: %d, %v", n, err)
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/memtrim"
 	"github.com/cairndb/cairn/internal/script"
 	"github.com/cairndb/cairn/internal/store"
 )
@@ -68,6 +68,9 @@ type Server struct {
 	migrates migrateCache
 	// repl is the replication role (replica.go).
 	repl replState
+	// trim hands memory back to the system after big bursts (scripts,
+	// transactions, connections) have become garbage.
+	trim memtrim.Trimmer
 	// acl is the users and the ACL LOG (acl.go).
 	acl aclState
 
@@ -348,19 +351,20 @@ func (s *Server) forget(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
 	s.mu.Unlock()
-	// A client that sent a huge request leaves its memory to the garbage
-	// collector, which returns it to the system only slowly; past
-	// releaseToOS it is returned at once.
-	if c.r.Release() >= releaseToOS {
-		go debug.FreeOSMemory()
+	// What the client held is garbage now: a huge request, or, summed
+	// over a storm of connections, their buffers and stacks, which the
+	// garbage collector alone would hand back to the system only slowly.
+	held := c.r.Release() + int64(c.w.Size()) + connOverhead
+	if c.multi != nil {
+		held += c.multi.bytes
 	}
+	s.trim.Freed(held)
 	s.conns.Done()
 }
 
-// releaseToOS is how much memory a departing client's request must have
-// held for it to be handed back to the operating system at once: a full
-// garbage collection is worth it only for a rare, large amount.
-const releaseToOS = 64 << 20
+// connOverhead is what a connection costs beyond its buffers: its
+// goroutine's stack and its state, roughly.
+const connOverhead = 16 << 10
 
 // queryBufLimitReached logs a client closed for input holding more than
 // client-query-buffer-limit, whose first bytes are head, with Redis's line.
