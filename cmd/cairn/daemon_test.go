@@ -64,7 +64,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--help: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Usage: cairn", "--port <int>  (default 6379)", "--tls-auth-clients <no|yes|optional>  (default yes, live)", "--dir <string>  (default ./cairn-data)", "--tls-port <int>  (default 0)\n",
+	for _, want := range []string{"Usage: cairn", "--port <int>  (default 6379, live)", "--tls-auth-clients <no|yes|optional>  (default yes, live)", "--dir <string>  (default ./cairn-data)", "--tls-port <int>  (default 0)\n",
 		"--protected-mode <yes|no>  (default yes, live)", "--requirepass <string>  (default \"\", live)",
 		"--maxmemory <memory>  (default 0, live)\n      accepted and not applied", "Cairn replicates from a Redis master but does not serve replicas yet:\n      bind-source-addr min-replicas-max-lag",
 		" rdbchecksum rdbcompression", "Refused with the reason"} {

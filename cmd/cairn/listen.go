@@ -296,7 +296,6 @@ func unixMinor(dev uint64) uint64 { return (dev & 0xff) | ((dev >> 12) &^ 0xff) 
 // Redis settings it accepts without applying them, grouped by why.
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Usage: cairn [/path/to/cairn.conf] [--setting value ...]
-       cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
        cairn --version
        cairn --help
        cairn import dump.rdb [/path/to/cairn.conf] [--setting value ...]
