@@ -62,7 +62,9 @@ type group struct {
 	// db is the database a script's commands use: a script starts in its
 	// caller's and SELECT inside it changes only its own (Redis 7).
 	db *int
-	// wrote is set once a command of the group has written something.
+	// wrote is set once a write command of the group has run, whether or
+	// not it changed anything: Redis's SCRIPT_WRITE_DIRTY, which makes a
+	// script unkillable.
 	wrote bool
 
 	keyIdx []int
@@ -152,6 +154,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 			return false, err
 		}
 	}
+	if spec.Flags&command.Write != 0 {
+		g.wrote = true
+	}
 	if g.c.trk.Load() != nil {
 		s.trackRead(g.c, spec, args)
 	}
@@ -177,8 +182,6 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 			if err := g.tx.RollbackCommand(mark); err != nil {
 				return true, err
 			}
-		} else if g.tx.Size() > 0 {
-			g.wrote = true
 		}
 	}
 	if x.afterCommit != nil {
