@@ -425,12 +425,14 @@ func (e *Engine) FCall(ctx context.Context, h Host, f *Function, keys, args [][]
 			return &KilledError{Reply: "ERR Script killed by user with SCRIPT KILL...", Cause: ctx.Err()}
 		}
 		w.Error(err.Error())
+		h.ErrorReply(err.Error(), false)
 		return nil
 	}
 	fn := v.funcs[funcKey(f.Name)]
 	if fn == nil {
 		// The library changed between the lookup and now.
 		w.Error(ErrFunctionNotFound.Msg)
+		h.ErrorReply(ErrFunctionNotFound.Msg, false)
 		return nil
 	}
 	return v.execute(ctx, h, f.Name, fn, []lua.LValue{strTable(v.L, keys), strTable(v.L, args)}, w)

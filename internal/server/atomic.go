@@ -94,8 +94,15 @@ func (s *Server) beginGroup(c *client, kind groupKind, keys [][]byte, lockAll bo
 func (g *group) wantedKeys() ([][]byte, bool) { return g.wanted, g.needAll }
 
 // scriptError writes the error a script gets for a command it may not
-// run; dispatch's own checks have other texts.
-func scriptError(w *resp.Writer, msg string) { w.Error(msg) }
+// run (dispatch's own checks have other texts). As Redis's scriptCall
+// does, the error counts in the error statistics, and as a rejected call
+// of the command when there is one.
+func (g *group) scriptError(w *resp.Writer, spec *command.Spec, msg string) {
+	if spec != nil {
+		g.s.handlers[spec].stats.rejected.Add(1)
+	}
+	g.s.replyError(w, msg)
+}
 
 // run executes one command of the group, args[0] naming it, writing its
 // reply to w. It makes the checks dispatch makes for a command of this
@@ -115,13 +122,13 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if g.kind != groupMulti {
 		switch {
 		case spec == nil:
-			scriptError(w, "ERR Unknown Redis command called from script")
+			g.scriptError(w, nil, "ERR Unknown Redis command called from script")
 			return true, nil
 		case !spec.CheckArity(len(args)):
-			scriptError(w, "ERR Wrong number of args calling Redis command from script")
+			g.scriptError(w, spec, "ERR Wrong number of args calling Redis command from script")
 			return true, nil
 		case spec.Flags&command.NoScript != 0:
-			scriptError(w, "ERR This Redis command is not allowed from script")
+			g.scriptError(w, spec, "ERR This Redis command is not allowed from script")
 			return true, nil
 		}
 	}
@@ -132,7 +139,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		if g.kind == groupMulti {
 			s.replyError(w, msg)
 		} else {
-			scriptError(w, msg)
+			g.scriptError(w, spec, msg)
 		}
 		return true, nil
 	}
@@ -141,10 +148,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
 			// Redis counts a may-replicate command (PFCOUNT) as a write
 			// here.
-			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
+			g.scriptError(w, spec, "ERR Write commands are not allowed from read-only scripts.")
 			return true, nil
 		case spec.Flags&command.Write != 0 && s.replicaRefusesWrite(g.c): // replica.go
-			scriptError(w, "READONLY You can't write against a read only replica.")
+			g.scriptError(w, spec, "READONLY You can't write against a read only replica.")
 			return true, nil
 		}
 	}

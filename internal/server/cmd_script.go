@@ -238,6 +238,8 @@ type scriptHost struct {
 	run *scriptRun
 	buf bytes.Buffer
 	w   *resp.Writer
+	// failed is set when the run wrote an error into its reply.
+	failed bool
 }
 
 // hostPool keeps script hosts, with their reply writer's buffer, from run to
@@ -259,7 +261,7 @@ func newScriptHost(g *group, run *scriptRun) *scriptHost {
 }
 
 func (h *scriptHost) release() {
-	h.g, h.run = nil, nil
+	h.g, h.run, h.failed = nil, nil, false
 	if h.buf.Cap() > maxPooledHostBuf {
 		return
 	}
@@ -302,6 +304,16 @@ func (h *scriptHost) ACLCheck(args [][]byte) (bool, error) {
 
 func (h *scriptHost) Log(level int, msg string) { h.g.s.scriptLog(level, msg) }
 
+// ErrorReply counts an error the script replies with, unless it is a
+// command's error reply passed on, counted when the command replied; the
+// script's command fails either way (Redis's afterErrorReply).
+func (h *scriptHost) ErrorReply(msg string, fromCommand bool) {
+	h.failed = true
+	if !fromCommand {
+		h.g.s.stats.errors.count(msg)
+	}
+}
+
 // maxScriptAttempts is how many times a script runs with the locks it
 // gathered before it runs once more excluding every writer.
 const maxScriptAttempts = 3
@@ -332,6 +344,7 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 		s.runs.add(run, cancel)
 		h := newScriptHost(g, run)
 		err := exec(runCtx, h, w)
+		failed := h.failed
 		h.release()
 		s.runs.remove(run)
 		cancel()
@@ -358,6 +371,8 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 				w.Truncate(mark)
 				g.close()
 				x.errorReply(commitError(err))
+			} else if failed {
+				x.failed = true
 			}
 		}
 		return
@@ -378,6 +393,10 @@ func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, exec
 	s.runs.add(run, cancel)
 	h := newScriptHost(inner, run)
 	err := exec(runCtx, h, w)
+	if h.failed {
+		// A script's writes stand when it ends in an error reply.
+		x.failed, x.keepWrites = true, true
+	}
 	h.release()
 	s.runs.remove(run)
 	cancel()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +162,115 @@ func TestDiffScriptBusy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffScriptErrors: the errors of FCALL, FUNCTION and the script
+// sandbox, and what INFO counts of the errors scripts meet, are Redis's.
+func TestDiffScriptErrors(t *testing.T) {
+	d := newDiffRun(t)
+	lib := "#!lua name=lib\nredis.register_function('test', function(k, a) return 1 end)\n" +
+		"redis.register_function('reg', function(k, a) redis.register_function('x', function() return 1 end) end)\n" +
+		"redis.register_function{function_name='Mixed', callback=function() return 2 end}"
+	for _, c := range [][]string{
+		{"FUNCTION", "LOAD", lib},
+		// Function names are case-insensitive, library names are not.
+		{"FCALL", "TEST", "0"}, {"FCALL", "mixed", "0"}, {"FCALL_RO", "MIXED", "0"},
+		{"FUNCTION", "LOAD", "#!lua name=lib2\nredis.register_function('TEST', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=LIB\nredis.register_function('other', function() return 3 end)"},
+		{"FUNCTION", "DELETE", "Lib"},
+		{"FCALL", "OTHER", "0"},
+		// numkeys: FCALL finds the function first, and has its own text.
+		{"FCALL", "test", "x"}, {"FCALL_RO", "test", "x"}, {"FCALL", "nosuch", "x"}, {"FCALL", "nosuch", "5"},
+		{"FCALL", "test", "-1"}, {"FCALL", "test", "2", "a"},
+		{"EVAL", "return 1", "x"}, {"EVAL", "return 1", "-1"}, {"EVAL", "return 1", "2", "a"},
+		{"FUNCTION", "RESTORE", "x", "FLUSH", "extra"}, {"FUNCTION", "restore", "x", "bogus", "extra"},
+		{"FUNCTION", "RESTORE", "x", "bogus"},
+		{"FUNCTION", "LIST", "LIBRARYNAME", "a", "LIBRARYNAME", "b"}, {"FUNCTION", "LIST", "libraryname", "a", "LibraryName"},
+		{"FUNCTION", "LIST", "LIBRARYNAME"}, {"FUNCTION", "LIST", "WITHCODE", "WithCode"}, {"FUNCTION", "LIST", "bogus"},
+		{"FUNCTION", "LIST", "LIBRARYNAME", ""},
+		// The sandbox.
+		{"XADD", "s", "1-1", "f", "v"},
+		{"EVAL", "return redis.call('xread', 'block', '0', 'streams', 's', '0')", "0"},
+		{"EVAL", "return redis.pcall('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '10', 'STREAMS', 's', '>')", "0"},
+		{"EVAL", "return redis.pcall('xread', 'count', '1', 'streams', 's', '0')", "0"},
+		{"EVAL", "return redis.pcall('xread', 'BLOCK')", "0"},
+		{"MULTI"}, {"XREAD", "BLOCK", "0", "STREAMS", "s", "1-1"}, {"EXEC"},
+		{"EVAL", "return redis.pcall('multi')", "0"}, {"EVAL", "return redis.pcall('subscribe', 'x')", "0"},
+		{"EVAL", "return redis.pcall('eval', 'return 1', '0')", "0"}, {"EVAL", "return redis.pcall('script', 'load', 'return 1')", "0"},
+		{"EVAL", "return redis.pcall('watch', 'x')", "0"}, {"EVAL", "return redis.pcall('client', 'pause', '1')", "0"},
+		{"EVAL", "math.randomseed('12') return math.random(100)", "0"},
+		{"EVAL", "math.randomseed(' 0x10 ') return math.random(100)", "0"},
+		{"EVAL", "math.randomseed('x') return 1", "0"},
+		{"EVAL", "return string.format('%y', 1)", "0"},
+		{"EVAL", "return string.format('%d %5.1f %s %q %x', 3.7, 2.25, 1e15, 'a\\0', -1)", "0"},
+	} {
+		d.same(c...)
+	}
+
+	// What INFO counts: an error a command replied with once, when it
+	// replied, even if the script then returns it; an error the script
+	// makes once, when the script replies with it; a command a script may
+	// not call as a rejected call of that command.
+	d.same("SET", "k", "v")
+	d.same("CONFIG", "RESETSTAT")
+	for _, body := range []string{
+		"redis.pcall('incr', 'nokey', 'x') return 1",
+		"return redis.pcall('incr', 'nokey', 'x')",
+		"return redis.pcall('nosuch')",
+		"redis.pcall('multi') return 1",
+		"return redis.error_reply('MY x')",
+		"return redis.error_reply('noprefix')",
+		"return {err='CUSTOM thing'}",
+		"return redis.pcall('lpush', 'k', 'v')",
+		"return {1, redis.pcall('lpush', 'k', 'v')}",
+		"local r = redis.pcall('lpush', 'k', 'v') return redis.error_reply(r.err)",
+		"local r = redis.pcall('lpush', 'k', 'v') return r.ignore_error_stats_update",
+		"error('x')",
+		"return redis.call('lpush', 'k', 'v')",
+		"redis.pcall('XREAD', 'BLOCK', '0', 'streams', 's', '0') return 1",
+		"redis.pcall('xreadgroup', 'group', 'g', 'c', 'streams', 's', '>') return 1",
+	} {
+		d.same("EVAL", body, "0")
+	}
+	d.same("MULTI")
+	d.same("EVAL", "return redis.error_reply('MULTIERR x')", "0")
+	d.same("EXEC")
+	if d.mismatches > 0 {
+		return
+	}
+	want := scriptStats(t, d.redis)
+	got := scriptStats(t, d.cairn)
+	if got != want {
+		t.Errorf("INFO after the scripts:\nredis-server:\n%s\nCairn:\n%s", want, got)
+	}
+}
+
+// scriptStats is INFO's errorstats and the calls, rejected and failed
+// calls of the commands TestDiffScriptErrors runs, sorted.
+func scriptStats(t *testing.T, c *redistest.Conn) string {
+	t.Helper()
+	var lines []string
+	for _, section := range []string{"errorstats", "commandstats"} {
+		v, err := c.Do("INFO", section)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(v.([]byte)), "\r\n") {
+			switch {
+			case strings.HasPrefix(l, "errorstat_"):
+				lines = append(lines, l)
+			case strings.HasPrefix(l, "cmdstat_") && !strings.HasPrefix(l, "cmdstat_info") && !strings.HasPrefix(l, "cmdstat_config"):
+				name, rest, _ := strings.Cut(l, ":")
+				var keep []string
+				for _, f := range strings.Split(rest, ",") {
+					if !strings.Contains(f, "usec") {
+						keep = append(keep, f)
+					}
+				}
+				lines = append(lines, name+":"+strings.Join(keep, ","))
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
