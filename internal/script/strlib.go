@@ -50,9 +50,34 @@ func luaTypeName(L *lua.LState, n int) string {
 	return L.Get(n).Type().String()
 }
 
-// argError raises luaL_argerror's message.
+// calledFromLua reports whether the running Go function was called by
+// Lua code, rather than by another Go function (pcall(string.find, ...)).
+func calledFromLua(L *lua.LState) bool {
+	d, ok := L.GetStack(1)
+	if !ok {
+		return false
+	}
+	_, err := L.GetInfo("S", d, lua.LNil)
+	return err == nil && d.What != "G"
+}
+
+// luaError raises msg as luaL_error does: prefixed with the position of
+// the Lua code that called the library function, and with none when a Go
+// function called it (luaL_where of a C function is empty).
+func luaError(L *lua.LState, msg string) {
+	if calledFromLua(L) {
+		L.RaiseError("%s", msg)
+	}
+	L.Error(lua.LString(msg), 0)
+}
+
+// argError raises luaL_argerror's message. Lua names the function as its
+// caller did; called by a Go function it has no name ('?').
 func argError(L *lua.LState, n int, fname, msg string) {
-	L.RaiseError("%s", fmt.Sprintf("bad argument #%d to '%s' (%s)", n, fname, msg))
+	if !calledFromLua(L) {
+		fname = "?"
+	}
+	luaError(L, fmt.Sprintf("bad argument #%d to '%s' (%s)", n, fname, msg))
 }
 
 func typeError(L *lua.LState, n int, fname, want string) {
@@ -103,6 +128,17 @@ func toInteger(f float64) int64 {
 		return math.MinInt64
 	}
 	return int64(f)
+}
+
+// toUnsigned converts as C's cast of a double to an unsigned 64-bit
+// integer does on amd64: below 2^63 as a signed conversion, above it the
+// signed conversion of x-2^63 with the top bit flipped (so infinity and
+// values past 2^64 give 0, NaN 2^63).
+func toUnsigned(f float64) uint64 {
+	if f >= 1<<63 {
+		return uint64(toInteger(f-(1<<63))) ^ (1 << 63)
+	}
+	return uint64(toInteger(f))
 }
 
 // strToNumber is lua_str2number: strtod's decimal or hexadecimal, with
@@ -223,7 +259,7 @@ func (ms *matchState) s(i int) byte {
 }
 
 func (ms *matchState) error(msg string) {
-	ms.L.RaiseError("%s", msg)
+	luaError(ms.L, msg)
 }
 
 func (ms *matchState) checkCapture(l int) int {
@@ -442,7 +478,9 @@ func (ms *matchState) endCapture(s, p int) int {
 func (ms *matchState) matchCapture(s int, l byte) int {
 	i := ms.checkCapture(int(l))
 	c := ms.capture[i]
-	if len(ms.src)-s >= c.len && ms.src[c.init:c.init+c.len] == ms.src[s:s+c.len] {
+	// A position capture's length is capPosition, which Lua compares as
+	// a huge unsigned size: it never matches.
+	if c.len >= 0 && len(ms.src)-s >= c.len && ms.src[c.init:c.init+c.len] == ms.src[s:s+c.len] {
 		return s + c.len
 	}
 	return -1
@@ -790,26 +828,13 @@ func strFormat(L *lua.LState) int {
 			item = padC(spec, string([]byte{byte(int32(toInteger(checkLNumber(L, arg, "format"))))}))
 		case 'd', 'i':
 			n := toInteger(checkLNumber(L, arg, "format"))
-			item = fmt.Sprintf("%"+spec.flags+spec.width+spec.prec+"d", n)
+			mag := uint64(n)
+			if n < 0 {
+				mag = -mag
+			}
+			item = formatInt(spec, conv, n < 0, mag)
 		case 'o', 'u', 'x', 'X':
-			x := checkLNumber(L, arg, "format")
-			var u uint64
-			if x >= 1<<63 && x < 1<<64 {
-				u = uint64(x)
-			} else {
-				u = uint64(toInteger(x))
-			}
-			// C ignores + and space for unsigned conversions, and # of a
-			// zero in hexadecimal.
-			flags := strings.NewReplacer("+", "", " ", "").Replace(spec.flags)
-			if u == 0 && (conv == 'x' || conv == 'X') {
-				flags = strings.ReplaceAll(flags, "#", "")
-			}
-			verb := conv
-			if verb == 'u' {
-				verb = 'd'
-			}
-			item = fmt.Sprintf("%"+flags+spec.width+spec.prec+string(verb), u)
+			item = formatInt(spec, conv, false, toUnsigned(checkLNumber(L, arg, "format")))
 		case 'e', 'E', 'f', 'g', 'G':
 			item = formatFloat(spec, conv, checkLNumber(L, arg, "format"))
 		case 'q':
@@ -837,7 +862,7 @@ func strFormat(L *lua.LState) int {
 			if conv != 0 {
 				opt = string([]byte{conv})
 			}
-			L.RaiseError("%s", "invalid option '%"+opt+"' to 'format'")
+			luaError(L, "invalid option '%"+opt+"' to 'format'")
 		}
 		// luaL_addlstring(buff, strlen(buff)): a zero byte ends the item.
 		if z := strings.IndexByte(item, 0); z >= 0 {
@@ -870,7 +895,7 @@ func scanFormat(L *lua.LState, f string, i int) (fmtSpec, byte, int) {
 		i++
 	}
 	if i-start >= len("-+ #0")+1 {
-		L.RaiseError("%s", "invalid format (repeated flags)")
+		luaError(L, "invalid format (repeated flags)")
 	}
 	spec.flags = f[start:i]
 	w := i
@@ -893,13 +918,71 @@ func scanFormat(L *lua.LState, f string, i int) (fmtSpec, byte, int) {
 		spec.prec = f[pr:i]
 	}
 	if isdigit(at(i)) {
-		L.RaiseError("%s", "invalid format (width or precision too long)")
+		luaError(L, "invalid format (width or precision too long)")
 	}
 	conv := at(i)
 	if i < len(f) {
 		i++
 	}
 	return spec, conv, i
+}
+
+// formatInt is printf's %d, %i, %o, %u, %x and %X of a magnitude and a
+// sign: the precision is the least number of digits (none for a zero of
+// precision 0), '#' prefixes 0 (octal) or 0x (hexadecimal, not zero),
+// '+' or ' ' marks a signed conversion's non-negative value, and '0' pads
+// with zeros when no precision is given.
+func formatInt(spec fmtSpec, conv byte, neg bool, mag uint64) string {
+	base := 10
+	switch conv {
+	case 'o':
+		base = 8
+	case 'x', 'X':
+		base = 16
+	}
+	digits := strconv.FormatUint(mag, base)
+	if conv == 'X' {
+		digits = strings.ToUpper(digits)
+	}
+	hasPrec := spec.prec != ""
+	if hasPrec {
+		p, _ := strconv.Atoi(spec.prec[1:])
+		if p == 0 && mag == 0 {
+			digits = ""
+		}
+		if len(digits) < p {
+			digits = strings.Repeat("0", p-len(digits)) + digits
+		}
+	}
+	flag := func(c byte) bool { return strings.IndexByte(spec.flags, c) >= 0 }
+	var prefix string
+	switch {
+	case conv == 'o' && flag('#') && !strings.HasPrefix(digits, "0"):
+		digits = "0" + digits
+	case (conv == 'x' || conv == 'X') && flag('#') && mag != 0:
+		prefix = "0" + string(conv)
+	case conv == 'd' || conv == 'i':
+		switch {
+		case neg:
+			prefix = "-"
+		case flag('+'):
+			prefix = "+"
+		case flag(' '):
+			prefix = " "
+		}
+	}
+	w, _ := strconv.Atoi(spec.width)
+	if pad := w - len(prefix) - len(digits); pad > 0 {
+		switch {
+		case flag('-'):
+			return prefix + digits + strings.Repeat(" ", pad)
+		case flag('0') && !hasPrec:
+			return prefix + strings.Repeat("0", pad) + digits
+		default:
+			return strings.Repeat(" ", pad) + prefix + digits
+		}
+	}
+	return prefix + digits
 }
 
 // padC pads s to the directive's width with spaces, on the left unless
@@ -969,4 +1052,90 @@ func addQuoted(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+// luaToNumber is Lua 5.1's tonumber: gopher-lua's reads no exponent
+// ("1e5" gave nil).
+func luaToNumber(L *lua.LState) int {
+	base := int64(10)
+	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		base = toInteger(checkLNumber(L, 2, "tonumber"))
+	}
+	if base == 10 {
+		if L.GetTop() < 1 {
+			argError(L, 1, "tonumber", "value expected")
+		}
+		switch v := L.Get(1).(type) {
+		case lua.LNumber:
+			L.Push(v)
+			return 1
+		case lua.LString:
+			s := string(v)
+			if z := strings.IndexByte(s, 0); z >= 0 {
+				s = s[:z] // a C string to strtod
+			}
+			if f, ok := strToNumber(s); ok {
+				L.Push(lua.LNumber(f))
+				return 1
+			}
+		}
+		L.Push(lua.LNil)
+		return 1
+	}
+	s := checkLString(L, 1, "tonumber")
+	if base < 2 || base > 36 {
+		argError(L, 2, "tonumber", "base out of range")
+	}
+	// strtoul: spaces, a sign, digits of the base (0x allowed in 16).
+	i := 0
+	for i < len(s) && isspace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if base == 16 && i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && digitValue(s[i+2]) < 16 {
+		i += 2
+	}
+	start := i
+	var n uint64
+	for i < len(s) {
+		d := digitValue(s[i])
+		if d >= int(base) {
+			break
+		}
+		n = n*uint64(base) + uint64(d)
+		i++
+	}
+	if i == start {
+		L.Push(lua.LNil)
+		return 1
+	}
+	for i < len(s) && isspace(s[i]) {
+		i++
+	}
+	if i != len(s) && s[i] != 0 {
+		L.Push(lua.LNil)
+		return 1
+	}
+	if neg {
+		n = -n
+	}
+	// unsigned long is 64 bits: a negative number wraps, as in C.
+	L.Push(lua.LNumber(float64(n)))
+	return 1
+}
+
+func digitValue(c byte) int {
+	switch {
+	case isdigit(c):
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
 }

@@ -115,6 +115,7 @@ func newVM(e *Engine) *vm {
 	if str, ok := real.RawGetString("string").(*lua.LTable); ok {
 		installStringLib(L, str) // strlib.go
 	}
+	real.RawSetString("tonumber", L.NewFunction(luaToNumber)) // strlib.go
 	real.RawSetString("redis", v.redisTable())
 
 	// The error handler Redis's eval.c defines in Lua, here in Go: it adds

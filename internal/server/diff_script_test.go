@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/internal/redistest"
+	"github.com/cairndb/cairn/internal/script"
 )
 
 // Differential tests of scripts and functions against real Redis: what
@@ -273,4 +275,170 @@ func scriptStats(t *testing.T, c *redistest.Conn) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestScriptKillInsideLibraryCall: SCRIPT KILL stops a script inside one
+// long library call, a backtracking pattern that would run for minutes
+// (Redis itself runs such a call to its end before it sees the kill).
+func TestScriptKillInsideLibraryCall(t *testing.T) {
+	ts := startServer(t)
+	for _, body := range []string{
+		"return string.find(('a'):rep(26), ('a*'):rep(15)..'b')",
+		"return string.gsub(('a'):rep(26), ('a-'):rep(15)..'b', '')",
+	} {
+		start := time.Now()
+		got := busyReplies(t, ts.addr, busyCase{
+			run:    []string{"EVAL", body, "0"},
+			during: [][]string{{"SCRIPT", "KILL"}},
+			after:  [][]string{{"PING"}},
+		})
+		want := []string{
+			"+OK\r\n",
+			"-ERR Script killed by user with SCRIPT KILL... script: " + script.SHA1Hex([]byte(body)) + ", on @user_script:1.\r\n",
+			"+PONG\r\n",
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: replies %q", body, got)
+		}
+		for i := range want {
+			if string(got[i]) != want[i] {
+				t.Errorf("%s: reply %d %q, want %q", body, i, got[i], want[i])
+			}
+		}
+		t.Logf("%s: killed after %v", body, time.Since(start))
+	}
+}
+
+// TestDiffLuaPatterns runs string.find, match, gmatch and gsub on random
+// subjects and patterns, malformed ones included, in Redis and in Cairn
+// and compares every result and error.
+func TestDiffLuaPatterns(t *testing.T) {
+	d := newDiffRun(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	items := []string{"a", "b", ".", "%a", "%d", "%s", "%w", "%p", "%u", "%x", "%z", "[ab]", "[^a]", "[a-c]", "[%d.]", "[]", "%", "%%",
+		"%b()", "%f[%w]", "%f", "%1", "(", ")", "()", "x", "1", " ", "[", "]", "-", "^", "$", "%A"}
+	reps := []string{"", "", "", "*", "+", "-", "?"}
+	const chars = "ab1 x%()[].-\x00B"
+	body := `local out = {}
+for i = 1, #ARGV, 2 do
+  local s, p = ARGV[i], ARGV[i+1]
+  local function put(ok, ...)
+    local t = {tostring(ok)}
+    for j = 1, select('#', ...) do t[#t+1] = tostring((select(j, ...))) end
+    out[#out+1] = table.concat(t, '|')
+  end
+  put(pcall(string.find, s, p))
+  put(pcall(string.find, s, p, -3))
+  put(pcall(string.match, s, p, 2))
+  put(pcall(string.gsub, s, p, '<%0>'))
+  put(pcall(string.gsub, s, p, {a = 'A', ['1'] = 1}, 2))
+  put(pcall(function()
+    local n = {}
+    for a, b in string.gmatch(s, p) do n[#n+1] = tostring(a) .. ',' .. tostring(b) if #n > 20 then break end end
+    return table.concat(n, ';')
+  end))
+end
+return out`
+	for batch := 0; batch < 20; batch++ {
+		args := []string{"EVAL", body, "0"}
+		for range 50 {
+			var p strings.Builder
+			for range rng.IntN(6) {
+				p.WriteString(items[rng.IntN(len(items))])
+				p.WriteString(reps[rng.IntN(len(reps))])
+			}
+			s := make([]byte, rng.IntN(10))
+			for i := range s {
+				s[i] = chars[rng.IntN(len(chars))]
+			}
+			args = append(args, string(s), p.String())
+		}
+		anyArgs := make([]any, len(args))
+		for i, a := range args {
+			anyArgs[i] = a
+		}
+		want, err := d.redis.Do(anyArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.cairn.Do(anyArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, g := want.([]any), got.([]any)
+		if len(w) != len(g) {
+			t.Fatalf("%d results, Redis %d", len(g), len(w))
+		}
+		calls := []string{"find", "find -3", "match 2", "gsub '<%0>'", "gsub table 2", "gmatch"}
+		for i := range w {
+			if !bytes.Equal(w[i].([]byte), g[i].([]byte)) {
+				c := i / len(calls)
+				t.Errorf("string.%s of %q, %q: got %q, Redis %q", calls[i%len(calls)], args[3+2*c], args[4+2*c], g[i], w[i])
+			}
+		}
+		if t.Failed() {
+			break
+		}
+	}
+}
+
+// TestDiffLuaFormat runs string.format with random directives and values
+// in Redis and in Cairn and compares the results and errors.
+func TestDiffLuaFormat(t *testing.T) {
+	d := newDiffRun(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	flags := []string{"", "", "-", "+", " ", "#", "0", "-0", "+ ", "#0", "-+ #0", "--+ #0"}
+	widths := []string{"", "", "1", "5", "12", "99", "100"}
+	precs := []string{"", "", ".", ".0", ".1", ".3", ".10", ".99", ".100"}
+	convs := []string{"d", "i", "u", "c", "o", "x", "X", "e", "E", "f", "g", "G", "q", "s", "%", "y", "l", "", "a"}
+	values := []string{"0", "1", "-1", "3.7", "-2.5", "255", "1e15", "1e20", "123456.789", "1e-5", "0.1", "inf", "-inf", "nan",
+		"65", "abc", "a\x00b", "\"q\"\\\n\r", "", "9007199254740993", "-9.3e18", "1e300"}
+	body := `local out = {}
+for i = 1, #ARGV, 2 do
+  local f, v = ARGV[i], ARGV[i+1]
+  local n = tonumber(v)
+  if v == 'inf' then n = 1/0 elseif v == '-inf' then n = -1/0 elseif v == 'nan' then n = nil end
+  local ok, r = pcall(string.format, f, n or v)
+  out[#out+1] = tostring(ok) .. '|' .. tostring(r)
+  ok, r = pcall(string.format, f, v)
+  out[#out+1] = tostring(ok) .. '|' .. tostring(r)
+  ok, r = pcall(function() return string.format(f .. '|%s', n or v, v) end)
+  out[#out+1] = tostring(ok) .. '|' .. tostring(r)
+end
+return out`
+	for batch := 0; batch < 20; batch++ {
+		args := []any{"EVAL", body, "0"}
+		for range 50 {
+			var f strings.Builder
+			f.WriteString("<")
+			f.WriteString("%" + flags[rng.IntN(len(flags))] + widths[rng.IntN(len(widths))] + precs[rng.IntN(len(precs))] + convs[rng.IntN(len(convs))])
+			f.WriteString(">")
+			args = append(args, f.String(), values[rng.IntN(len(values))])
+		}
+		want, err := d.redis.Do(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.cairn.Do(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, g := want.([]any), got.([]any)
+		if len(w) != len(g) {
+			t.Fatalf("%d results, Redis %d", len(g), len(w))
+		}
+		for i := range w {
+			if !bytes.Equal(w[i].([]byte), g[i].([]byte)) {
+				c := i / 3
+				t.Errorf("case %d of string.format(%q, %q): got %q, Redis %q", i%3, args[3+2*c], args[4+2*c], g[i], w[i])
+			}
+		}
+		if t.Failed() {
+			break
+		}
+	}
 }
