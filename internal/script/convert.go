@@ -37,6 +37,16 @@ import (
 type replyWriter struct {
 	w         *resp.Writer
 	scriptRES int // the script's protocol, from redis.setresp
+	// onError, if set, is told of each error written (Host.ErrorReply).
+	onError func(msg string, fromCommand bool)
+}
+
+// writeError writes an error reply and tells onError.
+func (rw *replyWriter) writeError(msg string, fromCommand bool) {
+	rw.w.Error(msg)
+	if rw.onError != nil {
+		rw.onError(msg, fromCommand)
+	}
 }
 
 const (
@@ -119,7 +129,7 @@ func verbatim(t *lua.LTable) *lua.LTable {
 func (rw *replyWriter) write(v lua.LValue, top int) {
 	w := rw.w
 	if stackFull(top) {
-		w.Error("ERR reached lua stack limit")
+		rw.writeError("ERR reached lua stack limit", false)
 		return
 	}
 	switch v := v.(type) {
@@ -146,7 +156,7 @@ func (rw *replyWriter) write(v lua.LValue, top int) {
 func (rw *replyWriter) table(t *lua.LTable, top int) {
 	w := rw.w
 	if s, ok := t.RawGetString("err").(lua.LString); ok {
-		w.Error(cString(string(s)))
+		rw.writeError(cString(string(s)), t.RawGetString(ignoreErrorStats) == lua.LTrue)
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

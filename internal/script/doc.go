@@ -64,9 +64,14 @@
 //
 // The Lua is gopher-lua's, not PUC Lua 5.1. Syntax errors are reported as
 // "unexpected symbol near 'x'" whatever the mistake; numbers turned into
-// strings by .. or string.format's %s print in Go's shortest form (tostring
-// prints Lua's %.14g); string.dump's output cannot be loaded back. Lua
-// memory is Go's heap: a run's memory is the growth of the whole heap
+// strings by .. print in Go's shortest form (tostring, string.format and
+// the pattern functions print Lua's %.14g); string.dump's output cannot
+// be loaded back. string.find, match, gmatch, gsub and format, and
+// tonumber, are Lua 5.1's own, written from lstrlib.c (strlib.go): the
+// matcher looks at the context as it works, so a kill stops a script
+// inside one long match. A bad argument called through pcall(string.find,
+// ...) is named '?', as in Lua; one called as a method is not renumbered.
+// Lua memory is Go's heap: a run's memory is the growth of the whole heap
 // while it runs, so runs at the same moment share one measure, and the
 // instruction that crosses the limit completes before the run stops.
 // Pooled states are reused, so state kept in a library's upvalues

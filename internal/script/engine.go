@@ -35,6 +35,12 @@ type Host interface {
 	// Log writes a redis.log line; level is LogDebug..LogWarning. The host
 	// filters by its verbosity setting.
 	Log(level int, msg string)
+	// ErrorReply is told of every error the run writes to its reply (the
+	// script's error, or one inside its result), for the error
+	// statistics. fromCommand marks a command's error reply passed on,
+	// which the host counted when the command replied (Redis's
+	// ignore_error_stats_update); the run's command failed all the same.
+	ErrorReply(msg string, fromCommand bool)
 }
 
 // Options configure an Engine. The zero value works.
@@ -391,7 +397,9 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 		if !errors.As(perr, &ae) || ae.Type != lua.ApiErrorRun {
 			v.broken = true
 		}
-		w.Error(cString(info.msg) + info.suffix(name))
+		msg := cString(info.msg) + info.suffix(name)
+		w.Error(msg)
+		h.ErrorReply(msg, info.fromCommand)
 		return nil
 	}
 	if overLimit != nil && overLimit() {
@@ -401,9 +409,9 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	}
 	result := L.Get(-1)
 	L.Pop(1)
-	rw := replyWriter{w: w, scriptRES: r.resp}
+	rw := replyWriter{w: w, scriptRES: r.resp, onError: h.ErrorReply}
 	if n := countReply(result, replyBaseTop, v.e.opts.MaxReplyElements); n > v.e.opts.MaxReplyElements {
-		w.Error(fmt.Sprintf("ERR reply of more than %d elements", v.e.opts.MaxReplyElements))
+		rw.writeError(fmt.Sprintf("ERR reply of more than %d elements", v.e.opts.MaxReplyElements), false)
 		return nil
 	}
 	rw.write(result, replyBaseTop)
@@ -451,6 +459,7 @@ type errInfo struct {
 	msg, source string
 	line        int
 	hasLine     bool
+	fromCommand bool // ignore_error_stats_update
 }
 
 func (i errInfo) suffix(name string) string {
@@ -501,6 +510,7 @@ func errorInfo(err error) errInfo {
 	if n, ok := t.RawGetString("line").(lua.LNumber); ok {
 		i.line, i.hasLine = int(n), true
 	}
+	i.fromCommand = t.RawGetString(ignoreErrorStats) == lua.LTrue
 	return i
 }
 

@@ -16,8 +16,9 @@ func (echoHost) Call(args [][]byte, proto int) ([]byte, error) {
 	last := args[len(args)-1]
 	return fmt.Appendf(nil, "$%d\r\n%s\r\n", len(last), last), nil
 }
-func (echoHost) ACLCheck(args [][]byte) (bool, error) { return true, nil }
-func (echoHost) Log(level int, msg string)            {}
+func (echoHost) ACLCheck(args [][]byte) (bool, error)    { return true, nil }
+func (echoHost) Log(level int, msg string)               {}
+func (echoHost) ErrorReply(msg string, fromCommand bool) {}
 
 func Example() {
 	e := script.NewEngine(script.Options{})

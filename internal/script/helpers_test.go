@@ -23,6 +23,7 @@ type fakeHost struct {
 	fail     error // returned by every Call when set
 	acl      map[string]bool
 	onCall   func()
+	errors   []string // ErrorReply's, "+" marking fromCommand
 }
 
 func (h *fakeHost) Call(args [][]byte, proto int) ([]byte, error) {
@@ -64,6 +65,15 @@ func (h *fakeHost) ACLCheck(args [][]byte) (bool, error) {
 		return false, ErrACLUnknownCommand
 	}
 	return allowed, nil
+}
+
+func (h *fakeHost) ErrorReply(msg string, fromCommand bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if fromCommand {
+		msg = "+" + msg
+	}
+	h.errors = append(h.errors, msg)
 }
 
 func (h *fakeHost) Log(level int, msg string) {

@@ -36,8 +36,13 @@ type libraries struct {
 	mu    sync.RWMutex
 	gen   uint64
 	libs  map[string]*Library
-	funcs map[string]*Function
+	funcs map[string]*Function // by funcKey
 }
+
+// funcKey is a function's key in the registry and in a state's loaded
+// functions: Redis's function dictionary compares names ignoring case (its
+// library names are compared exactly).
+func funcKey(name string) string { return strings.ToLower(name) }
 
 func newLibraries() libraries {
 	return libraries{gen: 1, libs: map[string]*Library{}, funcs: map[string]*Function{}}
@@ -144,10 +149,12 @@ func (v *vm) registerFunction(L *lua.LState) int {
 	if !validName(f.Name) {
 		raise(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
 	}
-	if _, dup := lc.funcs[f.Name]; dup {
+	// Redis 7.0 takes "f" and "F" in one library, then crashes when
+	// it is replaced: here they collide.
+	if _, dup := lc.funcs[funcKey(f.Name)]; dup {
 		raise(L, "Function already exists in the library")
 	}
-	lc.funcs[f.Name] = cb
+	lc.funcs[funcKey(f.Name)] = cb
 	lc.lib.Functions = append(lc.lib.Functions, f)
 	return 0
 }
@@ -226,7 +233,7 @@ func (e *Engine) LoadLibrary(ctx context.Context, payload []byte, replace bool) 
 		return "", replyErr("ERR Library '%s' already exists", lib.Name)
 	}
 	for _, f := range lib.Functions {
-		if g, ok := r.funcs[f.Name]; ok && g.Library != old {
+		if g, ok := r.funcs[funcKey(f.Name)]; ok && g.Library != old {
 			return "", replyErr("ERR Function %s already exists", f.Name)
 		}
 	}
@@ -238,7 +245,7 @@ func (e *Engine) LoadLibrary(ctx context.Context, payload []byte, replace bool) 
 func (r *libraries) link(lib *Library) {
 	r.libs[lib.Name] = lib
 	for _, f := range lib.Functions {
-		r.funcs[f.Name] = f
+		r.funcs[funcKey(f.Name)] = f
 	}
 	r.gen++
 }
@@ -249,7 +256,7 @@ func (r *libraries) unlink(lib *Library) {
 	}
 	delete(r.libs, lib.Name)
 	for _, f := range lib.Functions {
-		delete(r.funcs, f.Name)
+		delete(r.funcs, funcKey(f.Name))
 	}
 	r.gen++
 }
@@ -301,12 +308,12 @@ func (e *Engine) FunctionStats() (libraries, functions int) {
 	return len(r.libs), len(r.funcs)
 }
 
-// LookupFunction finds a function by name for FCALL/FCALL_RO (the caller
-// checks its Flags, e.g. no-writes for FCALL_RO).
+// LookupFunction finds a function by name, in any case, for FCALL/FCALL_RO
+// (the caller checks its Flags, e.g. no-writes for FCALL_RO).
 func (e *Engine) LookupFunction(name string) (*Function, bool) {
 	r := &e.libs
 	r.mu.RLock()
-	f, ok := r.funcs[name]
+	f, ok := r.funcs[funcKey(name)]
 	r.mu.RUnlock()
 	return f, ok
 }
@@ -361,7 +368,7 @@ func (e *Engine) RestoreLibraries(ctx context.Context, payloads [][]byte, policy
 			next.unlink(old)
 		}
 		for _, f := range lib.Functions {
-			if _, ok := next.funcs[f.Name]; ok {
+			if _, ok := next.funcs[funcKey(f.Name)]; ok {
 				return replyErr("ERR Function %s already exists", f.Name)
 			}
 		}
@@ -418,12 +425,14 @@ func (e *Engine) FCall(ctx context.Context, h Host, f *Function, keys, args [][]
 			return &KilledError{Reply: "ERR Script killed by user with SCRIPT KILL...", Cause: ctx.Err()}
 		}
 		w.Error(err.Error())
+		h.ErrorReply(err.Error(), false)
 		return nil
 	}
-	fn := v.funcs[f.Name]
+	fn := v.funcs[funcKey(f.Name)]
 	if fn == nil {
 		// The library changed between the lookup and now.
 		w.Error(ErrFunctionNotFound.Msg)
+		h.ErrorReply(ErrFunctionNotFound.Msg, false)
 		return nil
 	}
 	return v.execute(ctx, h, f.Name, fn, []lua.LValue{strTable(v.L, keys), strTable(v.L, args)}, w)

@@ -247,19 +247,14 @@ func (r *memRun) over() bool {
 	return pastLimit(r, live)
 }
 
-// capStrings makes the library functions that build a string from many
-// values refuse a result longer than the engine's maxString before they
-// allocate it, as string.rep does: the watchdog could only stop the run
-// after the allocation. Called last in installBase, so it wraps whatever
-// the functions are by then.
+// capStrings makes table.concat refuse a result longer than the engine's
+// maxString before it allocates it, as string.rep does: the watchdog could
+// only stop the run after the allocation. (string.format, Cairn's own in
+// strlib.go, checks the same bound itself.) Called last in installBase,
+// so it wraps whatever table.concat is by then.
 func (v *vm) capStrings() {
-	tab, _ := v.real.RawGetString("table").(*lua.LTable)
-	str, _ := v.real.RawGetString("string").(*lua.LTable)
-	if tab != nil {
+	if tab, ok := v.real.RawGetString("table").(*lua.LTable); ok {
 		wrapCapped(v, tab, "concat", concatSize)
-	}
-	if str != nil {
-		wrapCapped(v, str, "format", formatSize)
 	}
 }
 

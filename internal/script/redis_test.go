@@ -29,8 +29,9 @@ func (h *forwardHost) Call(args [][]byte, proto int) ([]byte, error) {
 	return c.DoRaw(s...)
 }
 
-func (h *forwardHost) ACLCheck(args [][]byte) (bool, error) { return true, nil }
-func (h *forwardHost) Log(level int, msg string)            {}
+func (h *forwardHost) ACLCheck(args [][]byte) (bool, error)    { return true, nil }
+func (h *forwardHost) Log(level int, msg string)               {}
+func (h *forwardHost) ErrorReply(msg string, fromCommand bool) {}
 
 // TestEvalAgainstRedis runs scripts through real Redis's EVAL and through
 // the engine (with Redis running the commands) and compares the replies

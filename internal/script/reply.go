@@ -135,7 +135,7 @@ func (p *replyParser) value(depth int, build bool) (lua.LValue, error) {
 		if !build {
 			return nil, nil
 		}
-		return errorTable(p.L, "-"+string(l)), nil
+		return commandErrorTable(p.L, "-"+string(l)), nil
 	case ':':
 		n, err := strconv.ParseInt(string(l), 10, 64)
 		if err != nil {
@@ -157,7 +157,7 @@ func (p *replyParser) value(depth int, build bool) (lua.LValue, error) {
 		case kind == '$':
 			return lua.LString(b), nil
 		case kind == '!':
-			return errorTable(p.L, "-"+string(b)), nil
+			return commandErrorTable(p.L, "-"+string(b)), nil
 		}
 		if len(b) < 4 || b[3] != ':' {
 			return nil, p.fail("verbatim string without a format")
@@ -282,6 +282,19 @@ func setKey(t *lua.LTable, k, v lua.LValue) {
 		return
 	}
 	t.RawSet(k, v)
+}
+
+// ignoreErrorStats is the field Redis 7 sets in the error table of a
+// command's error reply: the error was counted in the error statistics
+// when the command replied, and is not counted again if the script
+// returns it. Scripts see it, as they do in Redis.
+const ignoreErrorStats = "ignore_error_stats_update"
+
+// commandErrorTable is errorTable for a command's error reply.
+func commandErrorTable(L *lua.LState, s string) *lua.LTable {
+	t := errorTable(L, s)
+	t.RawSetString(ignoreErrorStats, lua.LTrue)
+	return t
 }
 
 // errorTable builds the {err=...} table Redis's luaPushErrorBuff does:

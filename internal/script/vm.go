@@ -113,6 +113,10 @@ func newVM(e *Engine) *vm {
 		real.RawSetString(k, lua.LNil)
 	}
 	v.installBase()
+	if str, ok := real.RawGetString("string").(*lua.LTable); ok {
+		installStringLib(L, str, v.e.maxString) // strlib.go
+	}
+	real.RawSetString("tonumber", L.NewFunction(luaToNumber)) // strlib.go
 	real.RawSetString("redis", v.redisTable())
 
 	// The error handler Redis's eval.c defines in Lua, here in Go: it adds
@@ -447,7 +451,8 @@ func (v *vm) installBase() {
 	if m, ok := real.RawGetString("math").(*lua.LTable); ok {
 		m.RawSetString("random", L.NewFunction(v.mathRandom))
 		m.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
-			v.rng.seed(int32(L.CheckInt(1)))
+			// luaL_checkint: a numeric string will do.
+			v.rng.seed(int32(toInteger(checkLNumber(L, 1, "randomseed"))))
 			return 0
 		}))
 	}

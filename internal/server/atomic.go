@@ -62,7 +62,9 @@ type group struct {
 	// db is the database a script's commands use: a script starts in its
 	// caller's and SELECT inside it changes only its own (Redis 7).
 	db *int
-	// wrote is set once a command of the group has written something.
+	// wrote is set once a write command of the group has run, whether or
+	// not it changed anything: Redis's SCRIPT_WRITE_DIRTY, which makes a
+	// script unkillable.
 	wrote bool
 	// scriptKeys are a script's declared keys, which its reads are
 	// tracked by (trackScriptRead).
@@ -95,8 +97,15 @@ func (s *Server) beginGroup(c *client, kind groupKind, keys [][]byte, lockAll bo
 func (g *group) wantedKeys() ([][]byte, bool) { return g.wanted, g.needAll }
 
 // scriptError writes the error a script gets for a command it may not
-// run; dispatch's own checks have other texts.
-func scriptError(w *resp.Writer, msg string) { w.Error(msg) }
+// run (dispatch's own checks have other texts). As Redis's scriptCall
+// does, the error counts in the error statistics, and as a rejected call
+// of the command when there is one.
+func (g *group) scriptError(w *resp.Writer, spec *command.Spec, msg string) {
+	if spec != nil {
+		g.s.handlers[spec].stats.rejected.Add(1)
+	}
+	g.s.replyError(w, msg)
+}
 
 // run executes one command of the group, args[0] naming it, writing its
 // reply to w. It makes the checks dispatch makes for a command of this
@@ -116,13 +125,13 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 	if g.kind != groupMulti {
 		switch {
 		case spec == nil:
-			scriptError(w, "ERR Unknown Redis command called from script")
+			g.scriptError(w, nil, "ERR Unknown Redis command called from script")
 			return true, nil
 		case !spec.CheckArity(len(args)):
-			scriptError(w, "ERR Wrong number of args calling Redis command from script")
+			g.scriptError(w, spec, "ERR Wrong number of args calling Redis command from script")
 			return true, nil
 		case spec.Flags&command.NoScript != 0:
-			scriptError(w, "ERR This Redis command is not allowed from script")
+			g.scriptError(w, spec, "ERR This Redis command is not allowed from script")
 			return true, nil
 		}
 	}
@@ -133,7 +142,7 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		if g.kind == groupMulti {
 			s.replyError(w, msg)
 		} else {
-			scriptError(w, msg)
+			g.scriptError(w, spec, msg)
 		}
 		return true, nil
 	}
@@ -142,10 +151,10 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		case g.kind == groupScriptRO && spec.Flags&(command.Write|command.MayReplicate) != 0:
 			// Redis counts a may-replicate command (PFCOUNT) as a write
 			// here.
-			scriptError(w, "ERR Write commands are not allowed from read-only scripts.")
+			g.scriptError(w, spec, "ERR Write commands are not allowed from read-only scripts.")
 			return true, nil
 		case spec.Flags&command.Write != 0 && s.replicaRefusesWrite(g.c): // replica.go
-			scriptError(w, "READONLY You can't write against a read only replica.")
+			g.scriptError(w, spec, "READONLY You can't write against a read only replica.")
 			return true, nil
 		}
 	}
@@ -154,6 +163,9 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 		if err := g.lock(spec, args); err != nil {
 			return false, err
 		}
+	}
+	if spec.Flags&command.Write != 0 {
+		g.wrote = true
 	}
 	if g.c.trk.Load() != nil {
 		if g.kind == groupMulti {
@@ -184,8 +196,6 @@ func (g *group) run(args [][]byte, w *resp.Writer) (failed bool, err error) {
 			if err := g.tx.RollbackCommand(mark); err != nil {
 				return true, err
 			}
-		} else if g.tx.Size() > 0 {
-			g.wrote = true
 		}
 	}
 	if x.afterCommit != nil {

@@ -122,9 +122,12 @@ func (s *Server) scriptLog(level int, msg string) {
 type scriptRun struct {
 	start    time.Time
 	function bool
-	// name is the function's name; command the command that ran it.
-	name, command string
-	cancel        context.CancelFunc
+	// name is the function's name; command the command that ran it,
+	// whose bytes are the caller's request buffer: read them only under
+	// scriptRuns.mu while the run is registered (see oldestCommand).
+	name    string
+	command [][]byte
+	cancel  context.CancelFunc
 	// wrote is set once the run has written: it can no longer be killed.
 	wrote atomic.Bool
 }
@@ -169,6 +172,26 @@ func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.Can
 		return nil, time.Time{}, nil
 	}
 	return o, o.start, o.cancel
+}
+
+// oldestCommand is oldest with a copy of the run's command, taken while
+// the run is registered and its arguments valid.
+func (r *scriptRuns) oldestCommand() (o *scriptRun, start time.Time, command [][]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for run := range r.runs {
+		if o == nil || run.start.Before(o.start) {
+			o = run
+		}
+	}
+	if o == nil {
+		return nil, time.Time{}, nil
+	}
+	command = make([][]byte, len(o.command))
+	for i, a := range o.command {
+		command[i] = bytes.Clone(a)
+	}
+	return o, o.start, command
 }
 
 // cancelAll stops every run (shutdown).
@@ -222,6 +245,8 @@ type scriptHost struct {
 	run *scriptRun
 	buf bytes.Buffer
 	w   *resp.Writer
+	// failed is set when the run wrote an error into its reply.
+	failed bool
 }
 
 // hostPool keeps script hosts, with their reply writer's buffer, from run to
@@ -243,7 +268,7 @@ func newScriptHost(g *group, run *scriptRun) *scriptHost {
 }
 
 func (h *scriptHost) release() {
-	h.g, h.run = nil, nil
+	h.g, h.run, h.failed = nil, nil, false
 	if h.buf.Cap() > maxPooledHostBuf {
 		return
 	}
@@ -286,6 +311,16 @@ func (h *scriptHost) ACLCheck(args [][]byte) (bool, error) {
 
 func (h *scriptHost) Log(level int, msg string) { h.g.s.scriptLog(level, msg) }
 
+// ErrorReply counts an error the script replies with, unless it is a
+// command's error reply passed on, counted when the command replied; the
+// script's command fails either way (Redis's afterErrorReply).
+func (h *scriptHost) ErrorReply(msg string, fromCommand bool) {
+	h.failed = true
+	if !fromCommand {
+		h.g.s.stats.errors.count(msg)
+	}
+}
+
 // maxScriptAttempts is how many times a script runs with the locks it
 // gathered before it runs once more excluding every writer.
 const maxScriptAttempts = 3
@@ -317,6 +352,7 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 		s.runs.add(run, cancel)
 		h := newScriptHost(g, run)
 		err := exec(runCtx, h, w)
+		failed := h.failed
 		h.release()
 		s.runs.remove(run)
 		cancel()
@@ -343,6 +379,8 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 				w.Truncate(mark)
 				g.close()
 				x.errorReply(commitError(err))
+			} else if failed {
+				x.failed = true
 			}
 		}
 		return
@@ -363,6 +401,10 @@ func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, keys
 	s.runs.add(run, cancel)
 	h := newScriptHost(inner, run)
 	err := exec(runCtx, h, w)
+	if h.failed {
+		// A script's writes stand when it ends in an error reply.
+		x.failed, x.keepWrites = true, true
+	}
 	h.release()
 	s.runs.remove(run)
 	cancel()
@@ -380,11 +422,12 @@ func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, keys
 }
 
 // scriptArgs splits EVAL-like arguments after the script or function:
-// numkeys, the keys and the arguments.
-func (x *ctx) scriptArgs() (keys, argv [][]byte, ok bool) {
+// numkeys, the keys and the arguments. badNumKeys is the reply to a
+// numkeys that is not an integer: EVAL's and FCALL's differ.
+func (x *ctx) scriptArgs(badNumKeys string) (keys, argv [][]byte, ok bool) {
 	n, err := strconv.ParseInt(string(x.arg(2)), 10, 64)
 	if err != nil {
-		x.notInteger()
+		x.errorReply(badNumKeys)
 		return nil, nil, false
 	}
 	switch {
@@ -400,7 +443,7 @@ func (x *ctx) scriptArgs() (keys, argv [][]byte, ok bool) {
 
 // evalScript is EVAL and its variants: by body or by SHA1, read-only or not.
 func evalScript(x *ctx, bySHA, ro bool) {
-	keys, argv, ok := x.scriptArgs()
+	keys, argv, ok := x.scriptArgs("ERR value is not an integer or out of range")
 	if !ok {
 		return
 	}
@@ -429,7 +472,7 @@ func evalScript(x *ctx, bySHA, ro bool) {
 			return
 		}
 	}
-	run := &scriptRun{command: string(x.arg(0))}
+	run := &scriptRun{command: x.args}
 	x.runScript(run, readOnly, keys, func(ctx context.Context, h script.Host, w *resp.Writer) error {
 		return e.Eval(ctx, h, sc, keys, argv, w)
 	})
@@ -454,14 +497,15 @@ func cmdFCallRO(x *ctx)    { fcall(x, true) }
 func cmdScriptHelp(x *ctx) { x.helpReply("SCRIPT", scriptHelp...) }
 
 func fcall(x *ctx, ro bool) {
-	keys, argv, ok := x.scriptArgs()
-	if !ok {
-		return
-	}
+	// Redis finds the function before it reads numkeys.
 	e := x.srv.scripts
 	f, found := e.LookupFunction(string(x.arg(1)))
 	if !found {
 		x.errorReply(strings.TrimPrefix(script.ErrFunctionNotFound.Error(), "-"))
+		return
+	}
+	keys, argv, ok := x.scriptArgs("ERR Bad number of keys provided")
+	if !ok {
 		return
 	}
 	readOnly := ro || f.Flags&script.FlagNoWrites != 0
@@ -469,7 +513,7 @@ func fcall(x *ctx, ro bool) {
 		x.errorReply("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	run := &scriptRun{function: true, name: f.Name, command: string(x.arg(0))}
+	run := &scriptRun{function: true, name: f.Name, command: x.args}
 	x.runScript(run, readOnly, keys, func(ctx context.Context, h script.Host, w *resp.Writer) error {
 		return e.FCall(ctx, h, f, keys, argv, w)
 	})
@@ -659,6 +703,10 @@ func cmdFunctionDump(x *ctx) {
 }
 
 func cmdFunctionRestore(x *ctx) {
+	if len(x.args) > 4 {
+		x.subcommandSyntaxError()
+		return
+	}
 	policy := script.RestoreAppend
 	if len(x.args) == 4 {
 		switch {
@@ -672,9 +720,6 @@ func cmdFunctionRestore(x *ctx) {
 			x.errorReply("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
 			return
 		}
-	} else if len(x.args) > 4 {
-		x.errorReply("ERR Unknown option given: " + cstr(string(x.arg(4))))
-		return
 	}
 	codes, err := rdb.ReadFunctions(x.arg(2))
 	if err != nil {
@@ -700,29 +745,29 @@ func cmdFunctionRestore(x *ctx) {
 }
 
 func cmdFunctionList(x *ctx) {
-	pattern, withCode := "", false
+	// As Redis's functionListCommand: each option once, a repeated one is
+	// an unknown argument.
+	pattern, named, withCode := "", false, false
 	for i := 2; i < len(x.args); i++ {
 		switch {
 		case optIs(x.arg(i), "WITHCODE") && !withCode:
 			withCode = true
-		case optIs(x.arg(i), "LIBRARYNAME") && pattern == "" && i+1 < len(x.args):
+		case optIs(x.arg(i), "LIBRARYNAME") && !named && i+1 < len(x.args):
 			i++
-			pattern = string(x.arg(i))
-		case optIs(x.arg(i), "LIBRARYNAME") && i+1 < len(x.args):
-			x.errorReply("ERR library name argument was already given")
-			return
-		case optIs(x.arg(i), "LIBRARYNAME"):
+			pattern, named = string(x.arg(i)), true
+		case optIs(x.arg(i), "LIBRARYNAME") && !named:
 			x.errorReply("ERR library name argument was not given")
-			return
-		case optIs(x.arg(i), "WITHCODE"):
-			x.errorReply("ERR Unknown argument withcode")
 			return
 		default:
 			x.errorReply("ERR Unknown argument " + cstr(string(x.arg(i))))
 			return
 		}
 	}
-	libs := x.srv.scripts.Libraries(pattern)
+	var libs []*script.Library
+	if !named || pattern != "" {
+		// An empty pattern matches no library's name.
+		libs = x.srv.scripts.Libraries(pattern)
+	}
 	w := x.w
 	w.Array(len(libs))
 	for _, lib := range libs {
@@ -765,12 +810,15 @@ func cmdFunctionStats(x *ctx) {
 	w := x.w
 	w.Map(2)
 	w.BulkString("running_script")
-	if run, start, _ := x.srv.runs.oldest(); run != nil && run.function {
+	if run, start, command := x.srv.runs.oldestCommand(); run != nil && run.function {
 		w.Map(3)
 		w.BulkString("name")
 		w.BulkString(run.name)
 		w.BulkString("command")
-		w.BulkString(run.command)
+		w.Array(len(command))
+		for _, a := range command {
+			w.Bulk(a)
+		}
 		w.BulkString("duration_ms")
 		w.Int(time.Since(start).Milliseconds())
 	} else {

@@ -508,6 +508,16 @@ type xreadArgs struct {
 	first     int
 }
 
+// refuseScriptBlock answers a BLOCK option inside a script with Redis's
+// error (inside MULTI it is allowed and does not wait).
+func (x *ctx) refuseScriptBlock() bool {
+	if x.group == nil || x.group.kind == groupMulti {
+		return false
+	}
+	x.errorReply("ERR " + string(x.arg(0)) + " command is not allowed with BLOCK option from scripts")
+	return true
+}
+
 // parseXRead parses XREAD's options as Redis's xreadCommand does.
 func (x *ctx) parseXRead() (r xreadArgs, ok bool) {
 	for i := 1; i < len(x.args); i++ {
@@ -515,6 +525,9 @@ func (x *ctx) parseXRead() (r xreadArgs, ok bool) {
 		o := x.arg(i)
 		switch {
 		case optIs(o, "BLOCK") && more > 0:
+			if x.refuseScriptBlock() {
+				return r, false
+			}
 			i++
 			ms, ok := rconv.ParseInt(x.arg(i))
 			if !ok {

@@ -229,6 +229,9 @@ func cmdXReadGroup(x *ctx) {
 		o := x.arg(i)
 		switch {
 		case optIs(o, "BLOCK") && more > 0:
+			if x.refuseScriptBlock() {
+				return
+			}
 			i++
 			ms, ok := rconv.ParseInt(x.arg(i))
 			if !ok {

@@ -164,7 +164,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	spec := s.table.Lookup(args[0])
 	if spec == nil {
 		c.setLastCmd("")
-		s.reject(c, unknownCommand(args))
+		s.reject(c, nil, unknownCommand(args))
 		return
 	}
 	// A container with a second argument is that subcommand; alone, it is
@@ -175,7 +175,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 			// Redis knows no command here, so no command's statistics
 			// count the rejection and CLIENT LIST shows cmd=NULL.
 			c.setLastCmd("")
-			s.reject(c, "ERR unknown subcommand '"+truncate(cstr(string(args[1])), 128)+"'. Try "+strings.ToUpper(spec.Name)+" HELP.")
+			s.reject(c, nil, "ERR unknown subcommand '"+truncate(cstr(string(args[1])), 128)+"'. Try "+strings.ToUpper(spec.Name)+" HELP.")
 			return
 		}
 		spec = sub
@@ -186,7 +186,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	c.setLastCmd(spec.Name)
 	if !spec.CheckArity(len(args)) {
 		e.stats.rejected.Add(1)
-		s.reject(c, "ERR wrong number of arguments for '"+spec.Name+"' command")
+		s.reject(c, spec, "ERR wrong number of arguments for '"+spec.Name+"' command")
 		return
 	}
 	// protected.go: DEBUG and MODULE LOAD run only for the clients their
@@ -201,7 +201,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	if spec.Flags&command.NoAuth == 0 && c.authRequired() {
 		e.stats.rejected.Add(1)
-		s.reject(c, "NOAUTH Authentication required.")
+		s.reject(c, spec, "NOAUTH Authentication required.")
 		return
 	}
 	// acl.go: the user's permissions, after authentication as in Redis;
@@ -209,29 +209,29 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	if c.multi == nil || spec.Flags&command.NoMulti == 0 {
 		if msg := s.checkACL(c, e, args, aclContext(c)); msg != "" {
 			e.stats.rejected.Add(1)
-			s.reject(c, msg)
+			s.reject(c, spec, msg)
 			return
 		}
 	}
 	if msg := s.replicaError(c, spec); msg != "" { // replica.go
 		e.stats.rejected.Add(1)
-		s.reject(c, msg)
+		s.reject(c, spec, msg)
 		return
 	}
 	if msg := c.subscribedModeError(spec); msg != "" {
 		e.stats.rejected.Add(1)
-		s.reject(c, msg)
+		s.reject(c, spec, msg)
 		return
 	}
 	if msg := s.busyError(spec, args); msg != "" {
 		e.stats.rejected.Add(1)
-		s.reject(c, msg)
+		s.reject(c, spec, msg)
 		return
 	}
 	// diag.go: a client in MONITOR mode may not touch the keyspace.
 	if msg := s.monitorClientError(c, spec); msg != "" {
 		e.stats.rejected.Add(1)
-		s.reject(c, msg)
+		s.reject(c, spec, msg)
 		return
 	}
 	if !s.waitPause(c, spec) {
@@ -287,15 +287,23 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
 }
 
-// reject answers a command that does not run with an error. A pipeline
-// transaction commits first, so that the replies it holds stay exactly its
-// own commands' (see failPipeline).
-func (s *Server) reject(c *client, msg string) {
+// reject answers a command that does not run (spec, nil when unknown)
+// with an error. A pipeline transaction commits first, so that the replies
+// it holds stay exactly its own commands' (see failPipeline). A refused
+// EXEC discards the transaction, MULTI or not, and says why, as Redis's
+// rejectCommand does.
+func (s *Server) reject(c *client, spec *command.Spec, msg string) {
+	s.commitPipeline(c)
+	if spec != nil && spec.Name == "exec" {
+		s.endMulti(c)
+		// Redis formats most of these reasons without a code.
+		s.replyError(c.w, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(msg, "ERR "))
+		return
+	}
 	if c.multi != nil {
 		// A command refused while queueing dooms the transaction.
 		c.multi.aborted = true
 	}
-	s.commitPipeline(c)
 	s.replyError(c.w, msg)
 }
 
