@@ -111,7 +111,7 @@ func strs(ss ...string) [][]byte {
 
 // evalRaw runs body with EVAL semantics in a client of protocol proto and
 // returns the reply bytes, or the compile error's text.
-func evalRaw(t *testing.T, e *Engine, h Host, proto int, body string, keys, argv []string) (string, error) {
+func evalRaw(t testing.TB, e *Engine, h Host, proto int, body string, keys, argv []string) (string, error) {
 	t.Helper()
 	s, err := e.Load([]byte(body))
 	if err != nil {

@@ -29,7 +29,11 @@ func TestMemoryLimit(t *testing.T) {
 		{"grows", grow + " return 'not stopped'", oom},
 		{"in pcall", "local ok = pcall(function() " + grow + " end) return 'caught'", oom},
 		// Ends in the instruction that crosses the limit: found at the end.
-		{"ends crossing", "local s = string.rep('x', 4 * 1048576) for j = 1, 200000 do end return s .. s .. s .. s .. s", "-OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes)"},
+		{"ends crossing", "local s = string.rep('x', 4 * 1048576) for j = 1, 200000 do end return {s:upper(), s:lower(), s:upper(), s:lower(), s:reverse()}", "-OOM Script used more memory than 'script-memory-limit' allows (16777216 bytes)"},
+		// .. is bounded before it allocates (concat.go), in a chain too.
+		{"dot dot", "local s = string.rep('x', 9 * 1048576) return #(s .. s)", "-ERR user_script:1: not enough memory script: "},
+		{"dot dot chain", "local s = string.rep('x', 4 * 1048576) return #(s .. 1 .. s .. s .. s .. s)", "-ERR user_script:1: not enough memory script: "},
+		{"dot dot doubling", "local s = 'x' while true do s = s .. s end", "-ERR user_script:1: not enough memory script: "},
 		{"within", "local s = string.rep('x', 1048576) return #(s .. s)", ":2097152\r\n"},
 		{"rep", "return #string.rep('x', 20 * 1048576)", "-ERR user_script:1: not enough memory script: "},
 		{"concat", "local s = string.rep('x', 1048576) local t = {} for i = 1, 20 do t[i] = s end return #table.concat(t)", "-ERR user_script:1: not enough memory script: "},

@@ -157,6 +157,11 @@ func newVM(e *Engine) *vm {
 
 	v.libAPI = L.NewTable()
 	v.libAPI.RawSetString("redis", v.protect(v.libraryRedisTable(), true))
+	// Every chunk reads the concatenation of its .. once (concat.go),
+	// whether it runs as a script or loads a library.
+	concat := L.NewFunction(v.concat)
+	real.RawSetString(concatName, concat)
+	v.libAPI.RawSetString(concatName, concat)
 
 	L.Env = v.env
 	L.G.Global = real
@@ -697,7 +702,7 @@ func compile(src []byte, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
-	proto, err := lua.Compile(chunk, name)
+	proto, err := lua.Compile(boundConcats(chunk), name)
 	if err != nil {
 		return nil, &compileError{msg: name + ": " + strings.TrimSpace(err.Error())}
 	}

@@ -195,7 +195,7 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	if spec.Flags&command.Protected != 0 {
 		if msg := s.protectedError(c, e); msg != "" {
 			e.stats.rejected.Add(1)
-			s.reject(c, msg)
+			s.reject(c, spec, msg)
 			return
 		}
 	}
