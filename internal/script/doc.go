@@ -73,7 +73,8 @@
 // ...) is named '?', as in Lua; one called as a method is not renumbered.
 // Lua memory is Go's heap: a run's memory is the growth of the whole heap
 // while it runs, so runs at the same moment share one measure, and the
-// instruction that crosses the limit completes before the run stops.
+// instruction that crosses the limit completes before the run stops (.., string.rep,
+// table.concat and string.format refuse a result past it before building it).
 // Pooled states are reused, so state kept in a library's upvalues
 // persists within one pooled state, as it does in Redis's single state; a
 // state found written behind the sandbox's back, or whose run grew the

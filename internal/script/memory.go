@@ -15,8 +15,7 @@ import (
 
 // DefaultMemoryLimit is how much a run may grow the heap when
 // Options.MemoryLimit is nil: proto-max-bulk-len, the longest string a
-// key can hold. A gigabyte would let `s = s .. s` build a 1 GB string in
-// its last instruction before anything could stop it.
+// key can hold, and so the longest string .. builds (concat.go).
 const DefaultMemoryLimit = 512 << 20
 
 // A run's memory. gopher-lua allocates from Go's heap and has no allocator
@@ -25,10 +24,10 @@ const DefaultMemoryLimit = 512 << 20
 // samples the heap while runs are in progress and, when one may be past
 // its limit, confirms with a full collection (so that garbage never counts)
 // before it stops the run through its context, as SCRIPT KILL does. The
-// instruction that crossed the limit completes: one `s .. s` may overshoot
-// by its own size. The library functions that build strings in Go
-// (string.rep, table.concat, string.format) refuse up front a result
-// larger than the limit, as Lua refuses with "not enough memory".
+// instruction that crossed the limit completes. What builds one string
+// from others (.., string.rep, table.concat, string.format) refuses up
+// front a result larger than the limit, as Lua refuses with "not enough
+// memory", so `s = s .. s` cannot overshoot.
 const (
 	// memTick is how often the watchdog samples the heap.
 	memTick = 5 * time.Millisecond
