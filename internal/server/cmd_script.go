@@ -127,6 +127,11 @@ type scriptRuns struct {
 	count atomic.Int64
 	mu    sync.Mutex
 	runs  map[*scriptRun]struct{}
+	// closed is set by cancelAll: the server is shutting down, and a run
+	// that starts now (a command already on its way, a retry of a run
+	// cancelled meanwhile) is stopped at once instead of keeping its
+	// connection, and so the shutdown, waiting.
+	closed bool
 }
 
 // add registers an attempt of run, started now, that cancel stops.
@@ -137,6 +142,9 @@ func (r *scriptRuns) add(run *scriptRun, cancel context.CancelFunc) {
 		r.runs = map[*scriptRun]struct{}{}
 	}
 	r.runs[run] = struct{}{}
+	if r.closed {
+		cancel()
+	}
 	r.mu.Unlock()
 	r.count.Add(1)
 }
@@ -168,6 +176,7 @@ func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.Can
 func (r *scriptRuns) cancelAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	for run := range r.runs {
 		run.cancel()
 	}
