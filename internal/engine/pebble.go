@@ -246,8 +246,11 @@ type pebbleIter struct {
 
 // Close implements Iterator.
 func (i pebbleIter) Close() error {
+	// Counted closed only once Pebble has let go of it: Close may be
+	// waiting for the count to reach zero.
+	err := i.Iterator.Close()
 	i.open.Add(-1)
-	return i.Iterator.Close()
+	return err
 }
 
 func (i pebbleIter) Key() []byte   { return i.Iterator.Key() }
@@ -330,9 +333,17 @@ func (p *Pebble) Close() error {
 		return fmt.Errorf("engine close: %w", ErrNoSpace)
 	}
 	if n := p.waitIters(iterWait); n > 0 {
-		// Closing would fail with Pebble's "leaked iterators" anyway; the
-		// count says more, and the log still gets synced below.
-		p.h.log.Error("closing the storage engine with iterators still open", "iterators", n, "waited", iterWait)
+		// Pebble's Close under an open iterator fails ("leaked
+		// iterators"), or, if the iterator moves meanwhile, panics
+		// ("element has outstanding references"). The store is left open
+		// instead, with its log synced: the next start recovers it from
+		// the WAL, as after a crash that lost nothing.
+		p.h.log.Error("storage engine left open at exit: iterators still open", "iterators", n, "waited", iterWait)
+		err := ErrLeakedIterators
+		if !p.h.failed() && !p.h.space.full.Load() {
+			err = errors.Join(err, guarded(p.h, p.syncLog))
+		}
+		return wrap("close", err)
 	}
 	if !p.h.failed() && !p.h.space.full.Load() {
 		err := guarded(p.h, p.db().Close)
@@ -358,6 +369,10 @@ func (p *Pebble) Close() error {
 		return fmt.Errorf("engine close: gave up waiting for pebble: %w", p.Failed())
 	}
 }
+
+// ErrLeakedIterators is returned by Close when iterators were still open
+// after iterWait: every write was synced, but the store was not closed.
+var ErrLeakedIterators = errors.New("iterators still open; the log was synced and the store left for the next start to recover")
 
 // iterWait bounds how long Close waits for iterators still open: reads
 // that began before the close and are finishing (a metrics scrape, the end
