@@ -69,6 +69,12 @@ type Batch interface {
 	// may still be visible to readers until restart, but is never reported
 	// committed.
 	Commit(sync bool) error
+	// CommitBuffered is Commit without the wait for the log write: the
+	// batch may stay in the engine's memory, so a process crash can lose
+	// it, until the next SyncWAL (or synced commit) returns. For a caller
+	// that syncs before anything depends on the write (appendfsync always,
+	// whose replies wait for one sync shared by many commits).
+	CommitBuffered() error
 	// Close releases the batch; a batch not committed is discarded.
 	Close() error
 }

@@ -504,6 +504,14 @@ func (b *pebbleBatch) Commit(sync bool) error {
 	return wrap("commit", b.p.h.guardWrite(func() error { return b.b.Commit(pebble.Sync) }))
 }
 
+// CommitBuffered implements Batch.
+func (b *pebbleBatch) CommitBuffered() error {
+	if b.p.closed.Load() {
+		return ErrClosed
+	}
+	return wrap("commit", b.p.h.guardWrite(func() error { return b.b.Commit(pebble.NoSync) }))
+}
+
 // syncLog writes every committed record to the WAL file and syncs it.
 func (p *Pebble) syncLog() error {
 	p.h.syncWanted.Add(1)
