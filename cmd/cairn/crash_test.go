@@ -318,8 +318,7 @@ func TestProcessDurability(t *testing.T) {
 	} {
 		t.Run("CleanStopBy"+strings.ReplaceAll(tc.name, " ", ""), func(t *testing.T) {
 			// everysec, stopped right after writing: only a clean close
-			// makes the last writes durable (the engine buffers unsynced
-			// log records in memory).
+			// syncs the last writes to disk before the process ends.
 			dir := t.TempDir()
 			p := startCairn(t, bin, true, 0, "--dir", dir, "--appendfsync", "everysec")
 			stop := make(chan struct{})

@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cairndb/cairn/internal/engine"
 	"github.com/cairndb/cairn/internal/rdb"
 	"github.com/cairndb/cairn/internal/redistest"
 )
@@ -118,21 +122,138 @@ func normalized(t *testing.T, payload []byte) rdb.Object {
 	return o
 }
 
-// A corrupt file is refused with the place it went wrong.
+// A corrupt file is refused with the place it went wrong, and leaves the
+// directory as it was, whether it was empty or held data: an import loads
+// the whole file or nothing.
 func TestImportCorruptFile(t *testing.T) {
-	data, err := os.ReadFile("../../internal/rdb/testdata/redis70-all.rdb")
+	// Many more keys than one commit of the import takes (512), so that
+	// an import that loads as it reads would commit some before the error.
+	file := func(value string) []byte {
+		var buf bytes.Buffer
+		fw := rdb.NewFileWriter(&buf, [][2]string{{"redis-ver", "7.0.15"}})
+		const keys = 3000
+		if err := fw.SelectDB(0, keys, 0); err != nil {
+			t.Fatal(err)
+		}
+		for i := range keys {
+			v := rdb.Object{Kind: rdb.KindString, String: []byte(fmt.Sprintf("%s-%d", value, i))}
+			if err := fw.Key([]byte(fmt.Sprintf("key-%d", i)), v, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	data, old := file("new"), file("old")
+	flip := func(at int) []byte {
+		b := bytes.Clone(data)
+		b[at] ^= 1
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"FlippedChecksumByte", flip(len(data) - 3), "checksum"},
+		{"CorruptNearTheEnd", flip(len(data) - 40), "rdb"},
+		{"TruncatedBeforeTheChecksum", data[:len(data)-9], "rdb"},
+		{"TruncatedHalfway", data[:len(data)/2], "rdb"},
+	} {
+		for _, nonEmpty := range []bool{false, true} {
+			name := tc.name + map[bool]string{false: "IntoAnEmptyDir", true: "IntoADirWithData"}[nonEmpty]
+			t.Run(name, func(t *testing.T) {
+				tmp := t.TempDir()
+				dir := filepath.Join(tmp, "data")
+				if nonEmpty {
+					good := filepath.Join(tmp, "good.rdb")
+					if err := os.WriteFile(good, old, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					var out bytes.Buffer
+					if err := runImport([]string{good, "--dir", dir}, &out); err != nil {
+						t.Fatalf("import of the good file: %v\n%s", err, out.String())
+					}
+				}
+				before := engineRecords(t, dir)
+				if nonEmpty && len(before) == 0 {
+					t.Fatal("the good file's import left no records")
+				}
+				file := filepath.Join(tmp, "bad.rdb")
+				if err := os.WriteFile(file, tc.file, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				err := runImport([]string{file, "--dir", dir}, &out)
+				if err == nil || !strings.Contains(strings.ToLower(err.Error()), tc.want) {
+					t.Fatalf("import of a corrupt file: %v, want an error about %q\n%s", err, tc.want, out.String())
+				}
+				if _, err := os.Stat(filepath.Join(dir, importMarker)); err == nil {
+					t.Error("a refused file left the unfinished-import marker")
+				}
+				after := engineRecords(t, dir)
+				if !reflect.DeepEqual(before, after) {
+					t.Fatalf("the refused import changed the directory: %d records before, %d after", len(before), len(after))
+				}
+			})
+		}
+	}
+}
+
+// engineRecords returns every record of the store in dir (none if dir does
+// not exist yet), by key.
+func engineRecords(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if _, err := os.Stat(dir); err != nil {
+		return out
+	}
+	eng, err := engine.OpenPebble(dir, engine.PebbleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := bytes.Clone(data)
-	bad[len(bad)-3] ^= 1 // the checksum
-	file := filepath.Join(t.TempDir(), "bad.rdb")
-	if err := os.WriteFile(file, bad, 0o644); err != nil {
+	defer eng.Close()
+	it, err := eng.NewIter(nil, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	err = runImport([]string{file, "--dir", t.TempDir()}, &out)
-	if err == nil || !strings.Contains(err.Error(), "checksum") {
-		t.Fatalf("import of a corrupt file: %v\n%s", err, out.String())
+	for ok := it.First(); ok; ok = it.Next() {
+		out[string(it.Key())] = string(it.Value())
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// An import that did not finish (the process died, or the engine failed,
+// halfway) leaves a marker: the server refuses the directory, and an
+// import run to its end clears it.
+func TestUnfinishedImportIsNotServed(t *testing.T) {
+	bin := buildCairn(t)
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := "../../internal/rdb/testdata/redis70-all.rdb"
+	// As an import leaves it when it dies halfway.
+	if err := markImport(dir, file); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--dir", dir, "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "did not finish") {
+		t.Fatalf("server on a directory with an unfinished import: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "import", file, "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("cairn import: %v\n%s", err, out)
+	}
+	p := startCairn(t, bin, true, 0, "--dir", dir)
+	if n, err := p.client(t).DBSize(context.Background()).Result(); err != nil || n == 0 {
+		t.Fatalf("DBSIZE after the import finished = %d, %v", n, err)
 	}
 }

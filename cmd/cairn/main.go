@@ -155,6 +155,10 @@ func run(args []string) error {
 	if err != nil {
 		return lockedError(cfg.Dir(), err)
 	}
+	// Checked while the directory is locked, so no import is under way.
+	if err := unfinishedImport(cfg.Dir()); err != nil {
+		return errors.Join(err, closeStorage(log, st, eng))
+	}
 	cfg.OnChange("appendfsync", func(v string) {
 		if m, err := store.ParseSyncMode(v); err == nil {
 			st.SetSyncMode(m)

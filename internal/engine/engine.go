@@ -61,13 +61,20 @@ type Batch interface {
 	// batch and a command that fails halfway leaves no trace in it.
 	Mark() Mark
 	RollbackTo(m Mark) error
-	// Commit applies the batch atomically; with sync it returns only once
-	// the write is durable. Concurrent synced commits share fsyncs. After an
+	// Commit applies the batch atomically. It returns once the batch is
+	// written to the log in the operating system's hands, so that a process
+	// crash keeps it; with sync, only once the write is durable. Concurrent synced commits share fsyncs. After an
 	// I/O error the engine cannot recover from, it and every later Commit and
 	// SyncWAL return an error wrapping ErrFailed; a batch whose Commit failed
 	// may still be visible to readers until restart, but is never reported
 	// committed.
 	Commit(sync bool) error
+	// CommitBuffered is Commit without the wait for the log write: the
+	// batch may stay in the engine's memory, so a process crash can lose
+	// it, until the next SyncWAL (or synced commit) returns. For a caller
+	// that syncs before anything depends on the write (appendfsync always,
+	// whose replies wait for one sync shared by many commits).
+	CommitBuffered() error
 	// Close releases the batch; a batch not committed is discarded.
 	Close() error
 }

@@ -91,6 +91,10 @@ type health struct {
 	walBroken atomic.Bool
 	// walSyncs counts the WAL syncs made (see Pebble.WALSyncs).
 	walSyncs atomic.Uint64
+	// syncWanted counts the callers inside a commit or log sync that must
+	// be durable when it returns; while it is zero a WAL file's sync only
+	// notes that one is owed (see walFile.sync).
+	syncWanted atomic.Int64
 	// stalls counts Pebble's write stalls (metrics.go).
 	stalls stallCounter
 	log    *slog.Logger
@@ -291,6 +295,10 @@ type walFile struct {
 	// were held.
 	held     []byte
 	unsynced bool
+	// written is set when bytes reached the file since its last sync: a
+	// sync is owed, by the next one a durable caller asks for, or at
+	// Close.
+	written bool
 }
 
 // swallow hides err from Pebble and fails the engine with it.
@@ -371,6 +379,7 @@ func (f *walFile) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	n, err := f.File.Write(p)
+	f.written = true
 	if err != nil && !f.hold(p[n:], err) {
 		f.swallow("write", err)
 	}
@@ -382,6 +391,7 @@ func (f *walFile) WriteAt(p []byte, off int64) (int, error) {
 	defer f.mu.Unlock()
 	if !f.h.walBroken.Load() {
 		_, err := f.File.WriteAt(p, off)
+		f.written = true
 		f.swallow("write", err)
 	}
 	return len(p), nil
@@ -399,6 +409,15 @@ func (f *walFile) Preallocate(off, length int64) error {
 // sync runs a sync of the file unless its held bytes make it pointless; a
 // sync refused for want of space leaves the file to be synced when space
 // is freed.
+//
+// Pebble calls it for every commit (see pebbleBatch.Commit) after writing
+// the commit's records to the file. Only while a caller needs them durable
+// (health.syncWanted: appendfsync always, SyncWAL) does it reach the disk;
+// otherwise the records are in the operating system's hands, which is what
+// a process crash needs, and the sync is owed until one is wanted or the
+// file closes. A sync that returns while syncWanted is zero may still have
+// skipped bytes that an earlier caller did not need durable: every later
+// wanted sync, and Close, covers them.
 func (f *walFile) sync(do func() error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -410,9 +429,19 @@ func (f *walFile) sync(do func() error) {
 		if f.pending() {
 			return
 		}
+		f.written = false
 		f.h.walDrained(f)
 		return
 	}
+	if f.holds && (!f.written || f.h.syncWanted.Load() == 0) {
+		return
+	}
+	f.syncLocked(do)
+}
+
+// syncLocked syncs the file; mu is held.
+func (f *walFile) syncLocked(do func() error) {
+	f.written = false
 	err := do()
 	f.h.walSyncs.Add(1)
 	if err != nil && f.holds && isNoSpace(err) {
@@ -447,6 +476,11 @@ func (f *walFile) Close() error {
 			f.held, f.unsynced = nil, false
 		}
 		f.h.walDrained(f)
+	} else if f.written && !f.h.walBroken.Load() {
+		// The sync owed by unsynced commits (see sync): without it, after
+		// a rotation an OS crash could keep the next WAL, which SyncWAL
+		// syncs, but lose this one's tail, leaving a hole in the log.
+		f.syncLocked(f.File.Sync)
 	}
 	f.swallow("close", f.File.Close())
 	return nil

@@ -68,6 +68,28 @@ type importer struct {
 	count *countingReader
 }
 
+// Check reads a whole RDB file from r without loading it, and returns the
+// first error Import would meet in the file itself: a corrupt or truncated
+// file, a bad checksum, a database beyond databases, a function library
+// without a valid header. An import that checks its file first leaves the
+// store untouched by a bad one.
+func Check(r io.Reader, databases int) error {
+	return rdb.ReadFile(r, &rdb.Handler{
+		SelectDB: func(db int) error {
+			if db < 0 || db >= databases {
+				return fmt.Errorf("database %d out of range: this server has %d (setting databases)", db, databases)
+			}
+			return nil
+		},
+		Function: func(code []byte) error {
+			if _, err := script.ParseLibraryHeader(code); err != nil {
+				return fmt.Errorf("function library: %w", err)
+			}
+			return nil
+		},
+	})
+}
+
 // Import reads an RDB file from r into st. Keys already in st are replaced
 // by the file's. An error leaves the batches committed before it in place
 // (the file's earlier keys) and says where the file went wrong.

@@ -137,6 +137,11 @@ type scriptRuns struct {
 	count atomic.Int64
 	mu    sync.Mutex
 	runs  map[*scriptRun]struct{}
+	// closed is set by cancelAll: the server is shutting down, and a run
+	// that starts now (a command already on its way, a retry of a run
+	// cancelled meanwhile) is stopped at once instead of keeping its
+	// connection, and so the shutdown, waiting.
+	closed bool
 }
 
 // add registers an attempt of run, started now, that cancel stops.
@@ -147,6 +152,9 @@ func (r *scriptRuns) add(run *scriptRun, cancel context.CancelFunc) {
 		r.runs = map[*scriptRun]struct{}{}
 	}
 	r.runs[run] = struct{}{}
+	if r.closed {
+		cancel()
+	}
 	r.mu.Unlock()
 	r.count.Add(1)
 }
@@ -198,6 +206,7 @@ func (r *scriptRuns) oldestCommand() (o *scriptRun, start time.Time, command [][
 func (r *scriptRuns) cancelAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	for run := range r.runs {
 		run.cancel()
 	}

@@ -81,6 +81,13 @@ func serveTest(t testing.TB, cfg *config.Config, eng engine.Engine, log *slog.Lo
 			t.Errorf("shutdown: %v", err)
 		}
 		<-done
+		// Every command closes what it opens: with the clients gone, no
+		// engine iterator may be left (Pebble refuses to close under one).
+		if p, ok := eng.(*engine.Pebble); ok {
+			if n := p.OpenIterators(); n != 0 {
+				t.Errorf("%d engine iterators left open after the server stopped", n)
+			}
+		}
 		if check {
 			if err := store.Check(st); err != nil {
 				t.Errorf("store invariants after the test: %v", err)

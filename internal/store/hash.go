@@ -896,11 +896,14 @@ func (tx *Tx) HRandField(db int, key []byte) (HashEntry, bool, error) {
 // length). count must not be negative; HashSampler draws with repeats.
 func (tx *Tx) HRandFields(db int, key []byte, count int64) ([]HashEntry, error) {
 	s, err := tx.newHashSampler(db, key)
-	if err != nil || s == nil || count <= 0 {
+	if err != nil || s == nil {
 		return nil, err
 	}
 	defer s.close()
 	switch {
+	case count <= 0:
+		// Looked up all the same: a key of another type is WRONGTYPE.
+		return nil, nil
 	case s.all != nil:
 		return hashPickDistinct(s.all, count), nil
 	case uint64(count) >= s.live:

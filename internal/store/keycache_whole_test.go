@@ -230,6 +230,16 @@ func (b *appliedFailBatch) Commit(sync bool) error {
 	return nil
 }
 
+func (b *appliedFailBatch) CommitBuffered() error {
+	if err := b.Batch.CommitBuffered(); err != nil {
+		return err
+	}
+	if b.e.fail.Load() {
+		return errors.New("injected: applied, reported failed")
+	}
+	return nil
+}
+
 // After a failed commit that the engine applied, a held database must stop
 // answering misses: the record is in the engine, not in the cache.
 func TestKeyCacheWholeFailedCommit(t *testing.T) {

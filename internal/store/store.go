@@ -34,7 +34,9 @@ type SyncMode int32
 // Sync modes.
 const (
 	// SyncEverySec commits without waiting for the disk and syncs the WAL
-	// once a second: a crash loses at most about a second of writes.
+	// once a second: an OS crash loses at most about a second of writes.
+	// Under every mode a commit is written to the OS before it returns, so
+	// a process crash loses nothing committed.
 	SyncEverySec SyncMode = iota
 	// SyncAlways syncs before a write is acknowledged; concurrent writers
 	// share one fsync (group commit).

@@ -360,7 +360,14 @@ func (tx *Tx) Commit() error {
 		tx.s.deferringCommits.Add(1)
 	}
 	tx.holdMetaWrites()
-	err := tx.b.Commit(syncNow)
+	var err error
+	if deferring {
+		// The caller syncs before any reply goes out: no need to wait
+		// for the log write as well.
+		err = tx.b.CommitBuffered()
+	} else {
+		err = tx.b.Commit(syncNow)
+	}
 	if deferring {
 		if err == nil {
 			tx.SyncPending = true
