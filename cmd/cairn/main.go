@@ -133,16 +133,6 @@ func run(args []string) error {
 		return err
 	}
 
-	// The pid file is best effort, as in Redis: a stock redis.conf names
-	// /run/redis/redis-server.pid, which a user may not be able to write.
-	if pf := cfg.PidFile(); pf != "" {
-		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			log.Warn("Failed to write PID file", "err", err)
-		} else {
-			defer os.Remove(pf)
-		}
-	}
-
 	// From here a SIGTERM or SIGINT waits in sigs: one that arrives while
 	// the engine opens (replaying its log can take a while) is acted on as
 	// soon as the server is up, with the same clean shutdown and exit
@@ -150,6 +140,18 @@ func run(args []string) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+
+	// The pid file is best effort, as in Redis: a stock redis.conf names
+	// /run/redis/redis-server.pid, which a user may not be able to write.
+	// It is written once signals are caught, so whoever reads it may send
+	// SIGTERM at once and get a clean shutdown.
+	if pf := cfg.PidFile(); pf != "" {
+		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			log.Warn("Failed to write PID file", "err", err)
+		} else {
+			defer os.Remove(pf)
+		}
+	}
 
 	eng, st, err := openStorage(cfg, log)
 	if err != nil {

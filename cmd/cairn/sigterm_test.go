@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,8 +204,18 @@ func TestSigtermWhileOpening(t *testing.T) {
 	_ = c.Close()
 	// Killed, the server leaves its log unflushed: the next start replays it.
 	p.kill(t)
-	q := p.restartForSignal(t, bin, "--dir", dir)
-	time.Sleep(50 * time.Millisecond)
+	// The pid file appears once the server catches signals, before the
+	// engine opens: a SIGTERM sent earlier would kill the process.
+	pidFile := filepath.Join(t.TempDir(), "cairn.pid")
+	q := p.restartForSignal(t, bin, "--dir", dir, "--pidfile", pidFile)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(pidFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid file after 30 s:\n%s", q.out)
+		}
+	}
 	if err := q.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
