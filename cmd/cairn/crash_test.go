@@ -172,6 +172,10 @@ func (p *cairnProc) kill(t *testing.T) {
 	p.wait(t)
 }
 
+// minAcked is the fewest acknowledged SETs a crash test checks: fewer
+// would prove little.
+const minAcked = 50
+
 // ackLog is what the writers were told succeeded.
 type ackLog struct {
 	mu   sync.Mutex
@@ -183,6 +187,8 @@ type ackLog struct {
 // writeUntil runs writers concurrent clients, each alternating SET of a
 // fresh key and INCR of its own counter, until stop is closed or its
 // connection fails (the server was killed). It returns once all stopped.
+// Each writer makes enough rounds before it heeds stop for verify to have
+// something to check on a slow machine.
 func writeUntil(t *testing.T, p *cairnProc, writers int, stop <-chan struct{}) *ackLog {
 	t.Helper()
 	acks := &ackLog{sets: map[string]string{}, incr: map[string]int64{}}
@@ -194,11 +200,14 @@ func writeUntil(t *testing.T, p *cairnProc, writers int, stop <-chan struct{}) *
 		go func() {
 			defer wg.Done()
 			counter := fmt.Sprintf("counter:%d", w)
+			minRounds := minAcked/writers + 1
 			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
+				if i >= minRounds {
+					select {
+					case <-stop:
+						return
+					default:
+					}
 				}
 				key, val := fmt.Sprintf("key:%d:%d", w, i), fmt.Sprintf("value:%d:%d:%s", w, i, strings.Repeat("x", i%64))
 				acks.mu.Lock()
@@ -231,7 +240,7 @@ func writeUntil(t *testing.T, p *cairnProc, writers int, stop <-chan struct{}) *
 func (a *ackLog) verify(t *testing.T, c *redis.Client) {
 	t.Helper()
 	ctx := context.Background()
-	if len(a.sets) < 50 {
+	if len(a.sets) < minAcked {
 		t.Fatalf("only %d writes acknowledged before the kill: the test proves little", len(a.sets))
 	}
 	keys := make([]string, 0, len(a.sets))
