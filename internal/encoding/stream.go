@@ -154,7 +154,29 @@ const (
 	// removed, so that a trim can count the entries before its cut from
 	// their insertion indexes (Tx.trimStream).
 	StreamDeletedTag byte = 0x05
+	// StreamNodeStartTag: prefix | 0x06 | index u64 → (empty): Redis
+	// would start a new radix-tree node at this insertion index, off the
+	// run of whole nodes before it, because XDEL emptied the node that
+	// was last (Tx.nodeStart).
+	StreamNodeStartTag byte = 0x06
 )
+
+// AppendStreamNodeStartKey appends the sub-key recording that a node
+// starts at insertion index i.
+func AppendStreamNodeStartKey(dst, prefix []byte, i uint64) []byte {
+	dst = append(dst, prefix...)
+	dst = append(dst, StreamNodeStartTag)
+	return binary.BigEndian.AppendUint64(dst, i)
+}
+
+// DecodeStreamNodeStartKey returns the index of a node-start sub-key
+// under a prefix of length p.
+func DecodeStreamNodeStartKey(k []byte, p int) (uint64, error) {
+	if len(k) != p+9 || k[p] != StreamNodeStartTag {
+		return 0, fmt.Errorf("%w: stream node-start key of %d bytes", ErrCorrupt, len(k))
+	}
+	return binary.BigEndian.Uint64(k[p+1:]), nil
+}
 
 // AppendStreamDeletedKey appends the sub-key recording that XDEL removed
 // entry id.

@@ -136,3 +136,27 @@ func TestStreamGroupRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNodeStartKey: node-start keys round-trip, sort by index, and
+// sort after every entry and XDEL record of the same prefix.
+func TestStreamNodeStartKey(t *testing.T) {
+	p := []byte("prefix")
+	var prev []byte
+	for _, i := range []uint64{0, 1, 255, 256, 1 << 40, ^uint64(0)} {
+		k := AppendStreamNodeStartKey(nil, p, i)
+		got, err := DecodeStreamNodeStartKey(k, len(p))
+		if err != nil || got != i {
+			t.Errorf("%d: decoded %d, %v", i, got, err)
+		}
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
+			t.Errorf("%d: key %x not after %x", i, k, prev)
+		}
+		if bytes.Compare(AppendStreamDeletedKey(nil, p, MaxStreamID), k) >= 0 {
+			t.Errorf("%d: key %x not after the XDEL records", i, k)
+		}
+		prev = k
+	}
+	if _, err := DecodeStreamNodeStartKey(AppendStreamDeletedKey(nil, p, StreamID{}), len(p)); err == nil {
+		t.Error("an XDEL record decodes as a node start")
+	}
+}
