@@ -551,7 +551,19 @@ func cmdObjectIdleTime(x *ctx) {
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
+	case x.srv.lfuPolicy():
+		// Redis keeps a key's access time or its access frequency in
+		// the same field, as the policy says, and answers for the one
+		// it keeps.
+		x.errorReply("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 	default:
 		x.w.Int(idle)
 	}
+}
+
+// lfuPolicy reports whether maxmemory-policy is an LFU one, under which
+// Redis tracks access frequencies instead of access times.
+func (s *Server) lfuPolicy() bool {
+	kv := s.cfg.Get("maxmemory-policy")
+	return len(kv) == 1 && strings.HasSuffix(kv[0][1], "-lfu")
 }

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/cairndb/cairn/internal/command"
 	"github.com/cairndb/cairn/internal/config"
+	"github.com/cairndb/cairn/internal/redistest"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -78,4 +80,53 @@ func TestKeySpecFlagsMatchRedis(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestObjectIdleTimeAfterWrite: a key written and never read is idle since
+// the write, whatever the command (Redis gives a new or written object the
+// current time), not since the server started; a read resets it.
+func TestObjectIdleTimeAfterWrite(t *testing.T) {
+	ts := startServer(t)
+	c := ts.client(t, 2)
+	ctx := context.Background()
+	// The server has been up a while before the writes.
+	time.Sleep(2100 * time.Millisecond)
+	writes := [][]any{
+		{"SET", "s", "v"}, {"HSET", "h", "f", "v"}, {"RPUSH", "l", "a"}, {"SADD", "set", "m"},
+		{"ZADD", "z", "1", "m"}, {"XADD", "x", "1-1", "f", "v"}, {"SETBIT", "b", "7", "1"}, {"PFADD", "p", "a"},
+	}
+	for _, w := range writes {
+		if err := c.Do(ctx, w...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if idle, err := c.ObjectIdleTime(ctx, w[1].(string)).Result(); err != nil || idle != 0 {
+			t.Errorf("OBJECT IDLETIME right after %v = %v, %v; want 0", w, idle, err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if err := c.Get(ctx, "s").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if idle, err := c.ObjectIdleTime(ctx, "s").Result(); err != nil || idle != 0 {
+		t.Errorf("OBJECT IDLETIME after GET = %v, %v; want 0", idle, err)
+	}
+	if idle, err := c.ObjectIdleTime(ctx, "h").Result(); err != nil || idle < time.Second || idle > 2*time.Second {
+		t.Errorf("OBJECT IDLETIME 1 s after HSET = %v, %v; want 1 s", idle, err)
+	}
+}
+
+// TestObjectIdleTimeUnderLFU: with an LFU maxmemory-policy Redis tracks no
+// access times, and OBJECT IDLETIME says so (checked with redis-server
+// 7.0.15); OBJECT IDLETIME of a missing key is still nil.
+func TestObjectIdleTimeUnderLFU(t *testing.T) {
+	ts := startServer(t)
+	c := redistest.Dial(t, ts.addr)
+	wantReply(t, c, "OK", "SET", "k", "v")
+	for _, p := range []string{"allkeys-lfu", "volatile-lfu"} {
+		wantReply(t, c, "OK", "CONFIG", "SET", "maxmemory-policy", p)
+		wantReply(t, c, "-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.", "OBJECT", "IDLETIME", "k")
+		wantReply(t, c, "<nil>", "OBJECT", "IDLETIME", "missing")
+	}
+	wantReply(t, c, "OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	wantReply(t, c, "0", "OBJECT", "IDLETIME", "k")
 }

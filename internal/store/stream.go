@@ -312,6 +312,34 @@ func (tx *Tx) nodeStart(ss *streamState, i, n uint64) (uint64, error) {
 	return o + (i-o)/n*n, nil
 }
 
+// headNode returns the first entry's index and the start of its node
+// (nodeStart), with one iterator: an XADD to a capped stream asks this
+// every time. indexed is false for an unindexed first entry.
+func (tx *Tx) headNode(ss *streamState, node uint64) (first, start uint64, indexed bool, err error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(ss.entryKey(ss.s.FirstID), append(append([]byte(nil), p...), encoding.StreamNodeStartTag+1))
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer it.Close()
+	if !it.First() || it.Key()[len(p)] != encoding.StreamEntryTag {
+		return 0, 0, false, errors.Join(it.Error(), fmt.Errorf("stream %q: no first entry %s", ss.key, ss.s.FirstID))
+	}
+	if first, indexed = encoding.StreamEntryIndex(it.Value()); !indexed {
+		return 0, 0, false, nil
+	}
+	var o uint64
+	if it.SeekLT(encoding.AppendStreamNodeStartKey(nil, p, first+1)) && it.Key()[len(p)] == encoding.StreamNodeStartTag {
+		if o, err = encoding.DecodeStreamNodeStartKey(it.Key(), len(p)); err != nil {
+			return 0, 0, false, fmt.Errorf("stream %q: %w", ss.key, err)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return 0, 0, false, err
+	}
+	return first, o + (first-o)/node*node, true, nil
+}
+
 // nodeTrim is an approximate trim as Redis's streamTrim makes it: whole
 // nodes from the head while the entries left stay at least MAXLEN (or the
 // node's last id, a deleted entry's included, is below MINID) and the
@@ -324,21 +352,13 @@ func (tx *Tx) nodeStart(ss *streamState, i, n uint64) (uint64, error) {
 // older Cairn's stream): the caller rounds counts instead.
 func (tx *Tx) nodeTrim(ss *streamState, t *StreamTrim, want uint64) (n uint64, cut *streamCut, ok bool, err error) {
 	node := uint64(t.Node)
-	v, found, err := tx.get(ss.entryKey(ss.s.FirstID))
-	if err != nil || !found {
-		return 0, nil, false, errors.Join(err, fmt.Errorf("stream %q: no first entry %s", ss.key, ss.s.FirstID))
-	}
-	first, indexed := encoding.StreamEntryIndex(v)
-	if !indexed {
-		return 0, nil, false, nil
+	first, head, indexed, err := tx.headNode(ss, node)
+	if err != nil || !indexed {
+		return 0, nil, false, err
 	}
 	// Most trims of a capped stream remove nothing: the first node holds
 	// more entries than want. It holds at least its indexes from the
 	// first entry's less every index freed after the first entry.
-	head, err := tx.nodeStart(ss, first, node)
-	if err != nil {
-		return 0, nil, false, err
-	}
 	if slots := ss.s.NextIndex - first; slots >= ss.Meta.Size {
 		inHead := min(head+node, ss.s.NextIndex) - first
 		if dead := slots - ss.Meta.Size; inHead > dead && want < inHead-dead {

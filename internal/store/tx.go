@@ -676,6 +676,12 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	if err != nil {
 		return err
 	}
+	// A write is a use of the key (OBJECT IDLETIME), read first or not,
+	// as Redis's new object or lookupKeyWrite; a key created is new
+	// even for a client that asked not to touch keys.
+	if !tx.noTouch || !found {
+		tx.s.access.touchMetaKey(mk, tx.NowMs)
+	}
 	var old *encoding.Meta
 	if found {
 		o, err := encoding.DecodeMeta(raw)
