@@ -192,6 +192,7 @@ func (tx *Tx) XAdd(db int, key []byte, a *XAddArgs) (id StreamID, added bool, tr
 	ss.s.LastID = id
 	if ss.Meta.Size == 1 {
 		ss.s.FirstID = id
+		ss.s.FirstIndex, ss.s.FirstIndexKnown = ss.s.NextIndex-1, true
 	}
 	if a.Trim.Strategy != TrimNone {
 		if trimmed, err = tx.trimStream(ss, &a.Trim); err != nil {
@@ -352,9 +353,18 @@ func (tx *Tx) headNode(ss *streamState, node uint64) (first, start uint64, index
 // older Cairn's stream): the caller rounds counts instead.
 func (tx *Tx) nodeTrim(ss *streamState, t *StreamTrim, want uint64) (n uint64, cut *streamCut, ok bool, err error) {
 	node := uint64(t.Node)
-	first, head, indexed, err := tx.headNode(ss, node)
-	if err != nil || !indexed {
-		return 0, nil, false, err
+	var first, head uint64
+	if ss.s.FirstIndexKnown && ss.s.NodeStartMax <= ss.s.FirstIndex {
+		// No node-start record above the first entry: its node is on
+		// the grid of the last one, if any.
+		first = ss.s.FirstIndex
+		head = ss.s.NodeStartMax + (first-ss.s.NodeStartMax)/node*node
+	} else {
+		var indexed bool
+		var err error
+		if first, head, indexed, err = tx.headNode(ss, node); err != nil || !indexed {
+			return 0, nil, false, err
+		}
 	}
 	// Most trims of a capped stream remove nothing: the first node holds
 	// more entries than want. It holds at least its indexes from the
@@ -497,6 +507,7 @@ func (tx *Tx) endTailNode(ss *streamState, deleted, node uint64) error {
 	if err != nil || (indexed && idx >= start) {
 		return err
 	}
+	ss.s.NodeStartMax = max(ss.s.NodeStartMax, next)
 	return tx.set(&ss.collection, encoding.AppendStreamNodeStartKey(nil, ss.Prefix(encoding.FamilySub), next), nil)
 }
 
@@ -504,7 +515,7 @@ func (tx *Tx) endTailNode(ss *streamState, deleted, node uint64) error {
 // Redis, every node: the indexes start at 0 again (no entry and no XDEL
 // record is left to keep them apart) and the node-start records go.
 func (tx *Tx) resetNodes(ss *streamState) error {
-	ss.s.NextIndex = 0
+	ss.s.NextIndex, ss.s.NodeStartMax = 0, 0
 	p := ss.Prefix(encoding.FamilySub)
 	lo := append(append([]byte(nil), p...), encoding.StreamNodeStartTag)
 	hi := append(append([]byte(nil), p...), encoding.StreamNodeStartTag+1)
@@ -647,6 +658,8 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut, fresh bool) e
 	// From the first entry: the tombstones of earlier trims lie before it.
 	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
 	var first StreamID
+	var firstIdx uint64
+	indexed := false
 	end := ss.entriesEnd()
 	if n < ss.Meta.Size {
 		var k []byte
@@ -666,6 +679,11 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut, fresh bool) e
 			return fmt.Errorf("stream %q: %w", ss.key, err)
 		}
 		end = k
+		v, found, err := tx.get(k)
+		if err != nil || !found {
+			return errors.Join(err, fmt.Errorf("stream %q: no entry %s", ss.key, first))
+		}
+		firstIdx, indexed = encoding.StreamEntryIndex(v)
 	}
 	if err := tx.dropDeleted(ss, first, n == ss.Meta.Size); err != nil {
 		return err
@@ -698,6 +716,7 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut, fresh bool) e
 	}
 	ss.Meta.Size -= n
 	ss.s.FirstID = first
+	ss.s.FirstIndex, ss.s.FirstIndexKnown = firstIdx, indexed
 	if ss.Meta.Size == 0 && fresh {
 		return tx.resetNodes(ss)
 	}
@@ -969,22 +988,26 @@ func (tx *Tx) lastEntry(ss *streamState) (StreamID, bool, error) {
 	return e[0].ID, true, nil
 }
 
-// firstEntry returns the id of the stream's first entry, 0-0 when none.
-func (tx *Tx) firstEntry(ss *streamState) (StreamID, error) {
+// setFirstEntry makes the stream's first entry the one from its current
+// first id on (none: 0-0), with its insertion index.
+func (tx *Tx) setFirstEntry(ss *streamState) error {
 	p := ss.Prefix(encoding.FamilySub)
 	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), ss.entriesEnd())
 	if err != nil {
-		return StreamID{}, err
+		return err
 	}
 	defer it.Close()
+	ss.s.FirstID, ss.s.FirstIndexKnown = StreamID{}, false
 	if !it.First() {
-		return StreamID{}, it.Error()
+		return it.Error()
 	}
 	id, err := encoding.DecodeStreamEntryKey(it.Key(), len(p))
 	if err != nil {
-		return StreamID{}, fmt.Errorf("stream %q: %w", ss.key, err)
+		return fmt.Errorf("stream %q: %w", ss.key, err)
 	}
-	return id, nil
+	ss.s.FirstID = id
+	ss.s.FirstIndex, ss.s.FirstIndexKnown = encoding.StreamEntryIndex(it.Value())
+	return nil
 }
 
 // XDel deletes the entries with the given ids, returning how many existed.
@@ -1037,7 +1060,7 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID, node int64) (int64, error
 	}
 	switch {
 	case ss.Meta.Size == 0:
-		ss.s.FirstID = StreamID{}
+		ss.s.FirstID, ss.s.FirstIndexKnown = StreamID{}, false
 		if err := tx.dropDeleted(ss, StreamID{}, true); err != nil {
 			return 0, err
 		}
@@ -1045,7 +1068,7 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID, node int64) (int64, error
 			return 0, err
 		}
 	case firstGone:
-		if ss.s.FirstID, err = tx.firstEntry(ss); err != nil {
+		if err := tx.setFirstEntry(ss); err != nil {
 			return 0, err
 		}
 	}
@@ -1127,6 +1150,8 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	defer it.Close()
 	var entries, groups uint64
 	var first, last StreamID
+	var firstIdx, nodeStartMax uint64
+	firstIndexed := false
 	gc := newGroupCheck()
 	ic := indexCheck{next: sm.NextIndex}
 	for ok := it.First(); ok; ok = it.Next() {
@@ -1148,6 +1173,7 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			}
 			if entries == 0 {
 				first = id
+				firstIdx, firstIndexed = encoding.StreamEntryIndex(it.Value())
 			}
 			last = id
 			entries++
@@ -1174,6 +1200,7 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			if i > sm.NextIndex {
 				return fmt.Errorf("stream %q: a node starts at index %d, past the next index %d", key, i, sm.NextIndex)
 			}
+			nodeStartMax = max(nodeStartMax, i)
 		default:
 			if err := gc.add(k[len(p):], it.Value()); err != nil {
 				return fmt.Errorf("stream %q: %w", key, err)
@@ -1200,6 +1227,10 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return fmt.Errorf("stream %q: entries-added %d below its %d entries", key, sm.EntriesAdded, entries)
 	case groups != sm.Groups:
 		return fmt.Errorf("stream %q: groups field %d, %d groups", key, sm.Groups, groups)
+	case sm.FirstIndexKnown && (!firstIndexed || firstIdx != sm.FirstIndex):
+		return fmt.Errorf("stream %q: first index field %d, first entry's %d (indexed %t)", key, sm.FirstIndex, firstIdx, firstIndexed)
+	case sm.NodeStartMax != nodeStartMax:
+		return fmt.Errorf("stream %q: node-start max field %d, records up to %d", key, sm.NodeStartMax, nodeStartMax)
 	}
 	return nil
 }
