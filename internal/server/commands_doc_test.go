@@ -27,7 +27,7 @@ var commandNotes = map[string]string{
 	"zlexcount":       "O(members counted), where Redis is O(log N).",
 	"blpop":           "A woken client takes from the first ready key in argument order (as Redis 7.2).",
 	"object|encoding": "Reports the encoding Redis 7 would use for the current contents under the encoding limits (hash-max-listpack-entries and the rest); Cairn's layout on disk is the same for every size.",
-	"object|freq":     "Replies as Redis does under its default maxmemory-policy (no LFU tracking).",
+	"object|freq":     "Under an LFU maxmemory-policy, Redis's logarithmic counters (lfu-log-factor, lfu-decay-time), counted from when the policy was set, in the same 65,536 in-memory slots as OBJECT IDLETIME; a write to an existing key that did not look it up first does not count. Under other policies, Redis's error.",
 	"object|refcount": "2147483647 for the integers 0–9999 (shared in Redis), otherwise 1.",
 	"object|idletime": "Counts from the key's last read or write. Approximate: access times live in a fixed in-memory table of 65,536 slots, so keys sharing a slot can report too small an idle time; reset by a restart. Under an LFU maxmemory-policy, Redis's error (no access times tracked).",
 	"unlink":          "Same as DEL: deleting any key is already O(1).",

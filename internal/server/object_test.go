@@ -130,3 +130,30 @@ func TestObjectIdleTimeUnderLFU(t *testing.T) {
 	wantReply(t, c, "OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
 	wantReply(t, c, "0", "OBJECT", "IDLETIME", "k")
 }
+
+// TestDiffObjectFreq: under an LFU maxmemory-policy OBJECT FREQ reports
+// Redis's access counter (5 for a new key, 6 after its first use) and
+// OBJECT IDLETIME refuses; under others the reverse. Compared with
+// redis-server.
+func TestDiffObjectFreq(t *testing.T) {
+	d := newDiffRun(t)
+	d.t.Cleanup(func() { d.send("CONFIG", "SET", "maxmemory-policy", "noeviction") })
+	for _, c := range [][]string{
+		{"SET", "k", "v"},
+		{"OBJECT", "FREQ", "k"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+		{"SET", "n", "v"}, {"OBJECT", "FREQ", "n"},
+		{"GET", "n"}, {"OBJECT", "FREQ", "n"},
+		{"HSET", "h", "f", "v"}, {"OBJECT", "FREQ", "h"},
+		{"HGET", "h", "f"}, {"OBJECT", "FREQ", "h"},
+		{"RPUSH", "l", "a"}, {"LRANGE", "l", "0", "-1"}, {"OBJECT", "FREQ", "l"},
+		{"OBJECT", "FREQ", "missing"},
+		{"OBJECT", "IDLETIME", "n"},
+		{"OBJECT", "IDLETIME", "missing"},
+		{"CONFIG", "SET", "maxmemory-policy", "volatile-lru"},
+		{"OBJECT", "FREQ", "n"},
+		{"OBJECT", "FREQ", "missing"},
+	} {
+		d.same(c...)
+	}
+}

@@ -158,6 +158,10 @@ func Build(o Options) (*Server, error) {
 	if s.st != nil {
 		s.st.SetNotify(s.cfg.NotifyKeyspaceEvents())
 		s.cfg.OnChange("notify-keyspace-events", func(string) { s.st.SetNotify(s.cfg.NotifyKeyspaceEvents()) })
+		s.applyLFU()
+		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {
+			s.cfg.OnChange(name, func(string) { s.applyLFU() })
+		}
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
 			// deadline itself (see watchedKey), blocked clients wait for

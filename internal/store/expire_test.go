@@ -269,3 +269,43 @@ func TestIdleTimeAfterWrites(t *testing.T) {
 		t.Errorf("idle %d s after an untouching HSET, want 5", n)
 	}
 }
+
+// TestFreqUnderLFU: with LFU on, a new key's counter is 5 and a use takes
+// it to 6 (Redis's LFU_INIT_VAL, and its increment, certain at 5); a write
+// after the command's own lookup does not count twice; the counter loses
+// one per lfu-decay-time minutes.
+func TestFreqUnderLFU(t *testing.T) {
+	s, clock := openTestStore(t)
+	s.SetLFU(true, 10, 1)
+	freq := func(k string) int64 {
+		tx := s.Read(false)
+		defer tx.Close()
+		n, ok, err := tx.Freq(0, []byte(k))
+		if err != nil || !ok {
+			t.Fatalf("Freq %s: %v %v", k, ok, err)
+		}
+		return n
+	}
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "v"))
+		return err
+	})
+	if n := freq("h"); n != 5 {
+		t.Fatalf("freq %d after HSET of a new key, want 5", n)
+	}
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "w"))
+		return err
+	})
+	if n := freq("h"); n != 6 {
+		t.Fatalf("freq %d after a second HSET, want 6", n)
+	}
+	clock.advance(3 * time.Minute)
+	if n := freq("h"); n != 3 {
+		t.Fatalf("freq %d 3 minutes later, want 3", n)
+	}
+	s.SetLFU(true, 10, 0)
+	if n := freq("h"); n != 6 {
+		t.Fatalf("freq %d without decay, want 6", n)
+	}
+}

@@ -638,7 +638,7 @@ func (tx *Tx) meta(db int, key []byte) (encoding.Meta, bool, error) {
 		return encoding.Meta{}, false, err
 	}
 	if !tx.noTouch {
-		tx.s.access.touchMetaKey(mk, tx.NowMs)
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuAccess)
 	}
 	m, err := encoding.DecodeMeta(raw)
 	if err != nil {
@@ -679,8 +679,12 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	// A write is a use of the key (OBJECT IDLETIME), read first or not,
 	// as Redis's new object or lookupKeyWrite; a key created is new
 	// even for a client that asked not to touch keys.
-	if !tx.noTouch || !found {
-		tx.s.access.touchMetaKey(mk, tx.NowMs)
+	// For LFU a new key starts its counter; an existing one counted at
+	// the command's lookup, as Redis's lookupKeyWrite.
+	if !found {
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuCreated)
+	} else if !tx.noTouch {
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuNone)
 	}
 	var old *encoding.Meta
 	if found {
