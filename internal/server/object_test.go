@@ -157,3 +157,34 @@ func TestDiffObjectFreq(t *testing.T) {
 		d.same(c...)
 	}
 }
+
+// TestDiffRestoreIdleTimeFreq: RESTORE's IDLETIME sets the key's idle time
+// (under an LRU or no policy) and FREQ its counter (under an LFU one), as
+// Redis's objectSetLRUOrLFU; without them a restored key is new.
+func TestDiffRestoreIdleTimeFreq(t *testing.T) {
+	d := newDiffRun(t)
+	d.t.Cleanup(func() { d.send("CONFIG", "SET", "maxmemory-policy", "noeviction") })
+	d.same("SET", "k", "v")
+	payload, err := d.redis.Do("DUMP", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := asString(payload)
+	for _, c := range [][]string{
+		{"RESTORE", "a", "0", p, "IDLETIME", "1000"},
+		{"OBJECT", "IDLETIME", "a"},
+		{"RESTORE", "b", "0", p},
+		{"OBJECT", "IDLETIME", "b"},
+		{"RESTORE", "c", "0", p, "FREQ", "7"},
+		{"OBJECT", "IDLETIME", "c"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+		{"RESTORE", "d", "0", p, "FREQ", "42"},
+		{"OBJECT", "FREQ", "d"},
+		{"RESTORE", "e", "0", p},
+		{"OBJECT", "FREQ", "e"},
+		{"RESTORE", "f", "0", p, "IDLETIME", "1000"},
+		{"OBJECT", "FREQ", "f"},
+	} {
+		d.same(c...)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"sync/atomic"
+
+	"github.com/cairndb/cairn/internal/encoding"
 )
 
 // accessClock remembers, approximately, when keys were last used, for
@@ -16,7 +18,8 @@ import (
 // restart.
 type accessClock struct {
 	startMs int64
-	// slots hold seconds since startMs, plus one; 0 means never.
+	// slots hold seconds since startMs plus accessBias (so that RESTORE
+	// ... IDLETIME can place an access before the start); 0 means never.
 	slots [1 << 16]atomic.Uint32
 	// Under an LFU maxmemory-policy (lfu set) accesses also count in
 	// freq, as Redis's LFU counters (evict.c): each slot holds the minute
@@ -26,6 +29,10 @@ type accessClock struct {
 	logFactor, decayTime atomic.Int64
 	freq                 [1 << 16]atomic.Uint32
 }
+
+// accessBias offsets the seconds in accessClock.slots: some 34 years
+// before the start can be told.
+const accessBias = 1 << 30
 
 // lfuInitVal is the counter of a new key (Redis's LFU_INIT_VAL).
 const lfuInitVal = 5
@@ -118,7 +125,7 @@ const (
 func (a *accessClock) touch(pdb uint16, hash uint32, nowMs int64, lfu int) {
 	slot := accessSlot(pdb, hash)
 	s := &a.slots[slot]
-	v := uint32((nowMs-a.startMs)/1000) + 1
+	v := uint32((nowMs-a.startMs)/1000 + accessBias)
 	if s.Load() != v {
 		s.Store(v)
 	}
@@ -134,7 +141,23 @@ func (a *accessClock) idleSeconds(pdb uint16, hash uint32, nowMs int64) int64 {
 	if v == 0 {
 		return since
 	}
-	return max(since-int64(v-1), 0)
+	return max(since-(int64(v)-accessBias), 0)
+}
+
+// SetAccess is RESTORE's IDLETIME and FREQ (-1: not given), as Redis's
+// objectSetLRUOrLFU: under an LFU policy the counter is freq, under the
+// others the last access was idle seconds ago.
+func (tx *Tx) SetAccess(db int, key []byte, idle, freq int64) {
+	a := &tx.s.access
+	pdb := tx.s.phys(db)
+	slot := accessSlot(pdb, encoding.KeyHash(key))
+	switch {
+	case a.lfu.Load() && freq >= 0:
+		a.freq[slot].Store(1<<24 | lfuMinutes(tx.NowMs)<<8 | uint32(min(freq, 255)))
+	case !a.lfu.Load() && idle >= 0:
+		since := (tx.NowMs - a.startMs) / 1000
+		a.slots[slot].Store(uint32(max(since-idle+accessBias, 1)))
+	}
 }
 
 // touchMetaKey records an access to the key of a metadata key; lfu says
