@@ -447,3 +447,123 @@ func TestSplitArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisNames: rules may name every command and subcommand of Redis 7.2,
+// implemented or not, and are shown back as Redis 7.2 shows them (its ACL
+// GETUSER and ACL LIST keep the rules in the order given; 7.0 derived them
+// from its bitmap). Names Redis does not know stay errors, with its texts.
+func TestRedisNames(t *testing.T) {
+	for _, tt := range []struct {
+		ops  []string
+		want string // the rules ACL LIST shows, or the error
+	}{
+		{[]string{"+@all", "-debug"}, "+@all -debug"},
+		{[]string{"+@all", "-module", "-lolwut", "-wait", "-config|set"}, "+@all -module -lolwut -wait -config|set"},
+		{[]string{"+cluster|info", "+client|kill", "-config|set"}, "-@all +cluster|info +client|kill -config|set"},
+		{[]string{"+cluster|info", "+cluster|nodes", "-cluster"}, "-@all -cluster"},
+		{[]string{"+cluster", "-cluster|reset"}, "-@all +cluster -cluster|reset"},
+		{[]string{"+DEBUG", "-CLUSTER|INFO"}, "-@all +debug -cluster|info"},
+		{[]string{"+debug|sleep", "+lolwut|5"}, "-@all +debug|sleep +lolwut|5"},
+		{[]string{"+@all", "-script|debug", "-asking", "-readonly", "-readwrite"}, "+@all -script|debug -asking -readonly -readwrite"},
+		// Redis 7.2's additions.
+		{[]string{"+waitaof", "+client|no-touch", "+client|setinfo", "+cluster|myshardid"}, "-@all +waitaof +client|no-touch +client|setinfo +cluster|myshardid"},
+		{[]string{"-foo"}, "Error in ACL SETUSER modifier '-foo': Unknown command or category name in ACL"},
+		{[]string{"+foo"}, "Error in ACL SETUSER modifier '+foo': Unknown command or category name in ACL"},
+		{[]string{"+cluster|nosuch"}, "Error in ACL SETUSER modifier '+cluster|nosuch': Unknown command or category name in ACL"},
+		{[]string{"+module|nosuch"}, "Error in ACL SETUSER modifier '+module|nosuch': Unknown command or category name in ACL"},
+		{[]string{"+cluster|info|x"}, "Error in ACL SETUSER modifier '+cluster|info|x': Allowing first-arg of a subcommand is not supported"},
+		{[]string{"-cluster|info|x"}, "Error in ACL SETUSER modifier '-cluster|info|x': Unknown command or category name in ACL"},
+		{[]string{"-debug|sleep"}, "Error in ACL SETUSER modifier '-debug|sleep': Unknown command or category name in ACL"},
+		{[]string{"+debug|sleep|x"}, "Error in ACL SETUSER modifier '+debug|sleep|x': Unknown command or category name in ACL"},
+	} {
+		r := NewRegistry(testCatalog())
+		u, _, err := r.SetUser("u", tt.ops)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.Profile().Selectors()[0].Commands
+		}
+		if got != tt.want {
+			t.Errorf("%q:\n got  %s\n want %s", tt.ops, got, tt.want)
+		}
+	}
+	// Every name of the list is known, and only the implemented ones have a
+	// spec.
+	cat := testCatalog()
+	for _, name := range strings.Split(redisCommandsText, "\n") {
+		if name == "" || name[0] == '#' {
+			continue
+		}
+		cmd := cat.Lookup(name)
+		if cmd == nil {
+			t.Errorf("%s: not in the catalog", name)
+			continue
+		}
+		if (cmd.Spec != nil) != (name == "get" || name == "set" || name == "append" || name == "hget" || name == "flushdb" ||
+			name == "select" || name == "auth" || name == "publish" || name == "subscribe" || name == "psubscribe" ||
+			name == "unsubscribe" || name == "config" || name == "config|get" || name == "config|set") {
+			t.Errorf("%s: spec %v", name, cmd.Spec)
+		}
+	}
+	if cat.Len() != 370 {
+		t.Errorf("catalog of %d commands, want Redis 7.2's 370", cat.Len())
+	}
+	// Commands Cairn lacks are in no category: ACL CAT lists what runs.
+	if got := cat.InCategory(command.CatDangerous); !slices.Equal(got, []string{"config|get", "config|set", "flushdb"}) {
+		t.Errorf("@dangerous lists %q", got)
+	}
+}
+
+// TestRuleOnFutureCommand: a rule naming a command Cairn does not implement
+// is kept by name, so the same rules, loaded by a Cairn that implements the
+// command, govern it.
+func TestRuleOnFutureCommand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "users.acl")
+	old := NewRegistry(testCatalog())
+	mustSet(t, old, "ops", "on", "nopass", "~*", "+@all", "-debug", "-config|set")
+	mustSet(t, old, "dbg", "on", "nopass", "-@all", "+debug|sleep", "+cluster|info")
+	if err := old.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	// A catalog where DEBUG and CLUSTER exist.
+	specs := []*command.Spec{
+		{Name: "get", Arity: 2, Flags: command.ReadOnly, ACL: command.CatString,
+			KeySpecs: []command.KeySpec{{Flags: command.KeyRO | command.KeyAccess, Begin: command.IndexSearch(1), Find: command.RangeKeys(0, 1, 0)}}},
+		{Name: "debug", Arity: -2, Flags: command.Admin, ACL: command.CatDangerous},
+		{Name: "cluster", Arity: -2, Subcommands: []*command.Spec{
+			{Name: "cluster|info", Arity: 2},
+			{Name: "cluster|nodes", Arity: 2},
+		}},
+	}
+	cat := NewCatalog(specs)
+	r := NewRegistry(cat)
+	if _, err := r.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := strings.Join(old.List(), "\n"), strings.Join(r.List(), "\n"); a != b {
+		t.Errorf("the rules changed:\n%s\n---\n%s", a, b)
+	}
+	for _, tt := range []struct {
+		user, line string
+		want       Reason
+	}{
+		{"ops", "get k", OK},
+		{"ops", "debug sleep 0", DeniedCommand},
+		{"ops", "cluster info", OK},
+		{"dbg", "debug sleep 0", OK},
+		{"dbg", "debug object k", DeniedCommand},
+		{"dbg", "cluster info", OK},
+		{"dbg", "cluster nodes", DeniedCommand},
+		{"dbg", "get k", DeniedCommand},
+	} {
+		a := args(tt.line)
+		cmd := cat.Lookup(string(a[0]))
+		if len(cmd.Subs) > 0 {
+			cmd = cat.Lookup(string(a[0]) + "|" + string(a[1]))
+		}
+		if got, _ := r.Get(tt.user).Profile().Check(cmd, a); got != tt.want {
+			t.Errorf("%s: %s = %v, want %v", tt.user, tt.line, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package acl
 
 import (
+	_ "embed"
 	"sort"
 	"strings"
 
@@ -12,6 +13,8 @@ import (
 type Command struct {
 	ID   int
 	Name string // full lower-case name: "get", "config|get"
+	// Spec is nil for a command of Redis that Cairn does not implement:
+	// rules may name it (Catalog), no command line ever runs it.
 	Spec *command.Spec
 	// Cats are the categories rules select it by, the implied ones
 	// included (command.Spec.Categories).
@@ -48,9 +51,18 @@ var channelArgs = map[string]struct {
 
 // Catalog numbers the commands of a command table for ACL. It is built once
 // at start and read-only after.
+//
+// It also numbers every other command and subcommand of Redis 7.2
+// (redis_commands.txt), with no spec and no categories, so that rules may
+// name them as in Redis: an aclfile's "-debug" or "+cluster|info" loads and
+// is shown back as given. Rules are kept by name (the rules text that ACL
+// LIST shows, and that ACL SAVE and CONFIG REWRITE write) and applied by
+// name when a catalog is built, so once Cairn implements such a command the
+// same rule, loaded again at start, governs it. A name Redis does not know
+// stays an error.
 type Catalog struct {
 	cmds   []*Command // by ID
-	top    []*Command // top-level, by name
+	top    []*Command // top-level: the specs' by name, then Redis's others
 	byName map[string]*Command
 	bySpec map[*command.Spec]*Command
 }
@@ -79,7 +91,36 @@ func NewCatalog(specs []*command.Spec) *Catalog {
 			cmd.Subs = append(cmd.Subs, add(sub, cmd))
 		}
 	}
+	c.addRedisNames()
 	return c
+}
+
+//go:embed redis_commands.txt
+var redisCommandsText string
+
+// addRedisNames numbers the Redis commands and subcommands the specs left
+// out. A container comes before its subcommands in the file's order, so a
+// missing subcommand finds its parent, implemented or not, and a rule on
+// the container reaches it (changePerm).
+func (c *Catalog) addRedisNames() {
+	for _, name := range strings.Split(redisCommandsText, "\n") {
+		if name == "" || name[0] == '#' || c.byName[name] != nil {
+			continue
+		}
+		cmd := &Command{ID: len(c.cmds), Name: name}
+		if i := strings.IndexByte(name, '|'); i >= 0 {
+			parent := c.byName[name[:i]]
+			if parent == nil {
+				panic("acl: redis_commands.txt lists " + name + " before its container")
+			}
+			cmd.Parent = parent
+			parent.Subs = append(parent.Subs, cmd)
+		} else {
+			c.top = append(c.top, cmd)
+		}
+		c.cmds = append(c.cmds, cmd)
+		c.byName[name] = cmd
+	}
 }
 
 // hasKeys reports whether a command may name keys: Redis's

@@ -79,9 +79,11 @@ func DecodeStreamID(b []byte) (StreamID, error) {
 }
 
 // StreamMeta is a stream's type-specific metadata (the tail of its
-// metadata record, 72 bytes; 64 in the first layout, without next-index):
+// metadata record, 88 bytes; 64 in the first layout, without next-index,
+// and 72 in the second, without the last two fields):
 //
-//	last-id 16 B | first-id 16 B | max-deleted-id 16 B | entries-added u64 | groups u64 | next-index u64
+//	last-id 16 B | first-id 16 B | max-deleted-id 16 B | entries-added u64 | groups u64 | next-index u64 |
+//	first-index+1 u64 | node-start-max u64
 //
 // LastID is the last id generated (XADD, XSETID); FirstID the id of the
 // current first entry (0-0 when empty); MaxDeletedID the largest id XDEL
@@ -91,18 +93,29 @@ func DecodeStreamID(b []byte) (StreamID, error) {
 //
 // NextIndex is not EntriesAdded: XSETID ENTRIESADDED may lower that
 // counter, and insertion indexes must only grow.
+//
+// FirstIndex is the first entry's insertion index when FirstIndexKnown
+// (stored plus one, 0 for unknown: no entry, an entry without an index,
+// or a tail of an older layout); NodeStartMax the largest index of a
+// node-start record, 0 for none. With both an approximate trim that
+// removes nothing reads nothing (the store's nodeTrim).
 type StreamMeta struct {
 	LastID, FirstID, MaxDeletedID StreamID
 	EntriesAdded                  uint64
 	Groups                        uint64
 	NextIndex                     uint64
+	FirstIndex                    uint64
+	FirstIndexKnown               bool
+	NodeStartMax                  uint64
 }
 
 // streamMetaLen is the length of a stream tail; the length is its layout
-// version (streamMetaLenV0 before insertion indexes). Part of the file
+// version (streamMetaLenV0 before insertion indexes, streamMetaLenV1
+// before the first index and the node-start max). Part of the file
 // format.
 const (
-	streamMetaLen   = 72
+	streamMetaLen   = 88
+	streamMetaLenV1 = 72
 	streamMetaLenV0 = 64
 )
 
@@ -113,12 +126,18 @@ func AppendStreamMeta(dst []byte, s StreamMeta) []byte {
 	dst = AppendStreamID(dst, s.MaxDeletedID)
 	dst = binary.BigEndian.AppendUint64(dst, s.EntriesAdded)
 	dst = binary.BigEndian.AppendUint64(dst, s.Groups)
-	return binary.BigEndian.AppendUint64(dst, s.NextIndex)
+	dst = binary.BigEndian.AppendUint64(dst, s.NextIndex)
+	first := uint64(0)
+	if s.FirstIndexKnown {
+		first = s.FirstIndex + 1
+	}
+	dst = binary.BigEndian.AppendUint64(dst, first)
+	return binary.BigEndian.AppendUint64(dst, s.NodeStartMax)
 }
 
 // DecodeStreamMeta decodes Meta.Value of a stream.
 func DecodeStreamMeta(b []byte) (StreamMeta, error) {
-	if len(b) != streamMetaLen && len(b) != streamMetaLenV0 {
+	if len(b) != streamMetaLen && len(b) != streamMetaLenV1 && len(b) != streamMetaLenV0 {
 		return StreamMeta{}, fmt.Errorf("%w: stream metadata tail of %d bytes", ErrCorrupt, len(b))
 	}
 	var s StreamMeta
@@ -127,8 +146,14 @@ func DecodeStreamMeta(b []byte) (StreamMeta, error) {
 	s.MaxDeletedID, _ = DecodeStreamID(b[32:])
 	s.EntriesAdded = binary.BigEndian.Uint64(b[48:])
 	s.Groups = binary.BigEndian.Uint64(b[56:])
-	if len(b) == streamMetaLen {
+	if len(b) >= streamMetaLenV1 {
 		s.NextIndex = binary.BigEndian.Uint64(b[64:])
+	}
+	if len(b) == streamMetaLen {
+		if f := binary.BigEndian.Uint64(b[72:]); f > 0 {
+			s.FirstIndex, s.FirstIndexKnown = f-1, true
+		}
+		s.NodeStartMax = binary.BigEndian.Uint64(b[80:])
 	}
 	return s, nil
 }
@@ -154,7 +179,29 @@ const (
 	// removed, so that a trim can count the entries before its cut from
 	// their insertion indexes (Tx.trimStream).
 	StreamDeletedTag byte = 0x05
+	// StreamNodeStartTag: prefix | 0x06 | index u64 → (empty): Redis
+	// would start a new radix-tree node at this insertion index, off the
+	// run of whole nodes before it, because XDEL emptied the node that
+	// was last (Tx.nodeStart).
+	StreamNodeStartTag byte = 0x06
 )
+
+// AppendStreamNodeStartKey appends the sub-key recording that a node
+// starts at insertion index i.
+func AppendStreamNodeStartKey(dst, prefix []byte, i uint64) []byte {
+	dst = append(dst, prefix...)
+	dst = append(dst, StreamNodeStartTag)
+	return binary.BigEndian.AppendUint64(dst, i)
+}
+
+// DecodeStreamNodeStartKey returns the index of a node-start sub-key
+// under a prefix of length p.
+func DecodeStreamNodeStartKey(k []byte, p int) (uint64, error) {
+	if len(k) != p+9 || k[p] != StreamNodeStartTag {
+		return 0, fmt.Errorf("%w: stream node-start key of %d bytes", ErrCorrupt, len(k))
+	}
+	return binary.BigEndian.Uint64(k[p+1:]), nil
+}
 
 // AppendStreamDeletedKey appends the sub-key recording that XDEL removed
 // entry id.

@@ -37,19 +37,31 @@ func TestStreamIDOrderAndText(t *testing.T) {
 }
 
 func TestStreamMetaRoundTrip(t *testing.T) {
-	m := StreamMeta{LastID: StreamID{5, 6}, FirstID: StreamID{1, 2}, MaxDeletedID: StreamID{3, 4}, EntriesAdded: 9, Groups: 2, NextIndex: 11}
+	m := StreamMeta{LastID: StreamID{5, 6}, FirstID: StreamID{1, 2}, MaxDeletedID: StreamID{3, 4}, EntriesAdded: 9, Groups: 2, NextIndex: 11,
+		FirstIndex: 0, FirstIndexKnown: true, NodeStartMax: 7}
 	b := AppendStreamMeta(nil, m)
 	got, err := DecodeStreamMeta(b)
 	if err != nil || got != m {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
-	// The first layout, 64 bytes, has no next index.
-	old := m
+	unknown := m
+	unknown.FirstIndex, unknown.FirstIndexKnown = 0, false
+	if got, err := DecodeStreamMeta(AppendStreamMeta(nil, unknown)); err != nil || got != unknown {
+		t.Fatalf("round trip of an unknown first index: %+v, %v", got, err)
+	}
+	// The second layout, 72 bytes, has no first index or node-start max.
+	v1 := m
+	v1.FirstIndex, v1.FirstIndexKnown, v1.NodeStartMax = 0, false, 0
+	if got, err := DecodeStreamMeta(b[:72]); err != nil || got != v1 {
+		t.Fatalf("72-byte tail: %+v, %v", got, err)
+	}
+	// The first layout, 64 bytes, has no next index either.
+	old := v1
 	old.NextIndex = 0
 	if got, err := DecodeStreamMeta(b[:64]); err != nil || got != old {
 		t.Fatalf("64-byte tail: %+v, %v", got, err)
 	}
-	for _, n := range []int{63, 65, 71} {
+	for _, n := range []int{63, 65, 71, 73, 80, 87} {
 		if _, err := DecodeStreamMeta(b[:n]); err == nil {
 			t.Fatalf("a tail of %d bytes decodes", n)
 		}
@@ -134,5 +146,29 @@ func TestStreamGroupRecord(t *testing.T) {
 		if _, err := DecodeStreamGroup(make([]byte, n)); err == nil {
 			t.Errorf("a %d-byte group record decoded", n)
 		}
+	}
+}
+
+// TestStreamNodeStartKey: node-start keys round-trip, sort by index, and
+// sort after every entry and XDEL record of the same prefix.
+func TestStreamNodeStartKey(t *testing.T) {
+	p := []byte("prefix")
+	var prev []byte
+	for _, i := range []uint64{0, 1, 255, 256, 1 << 40, ^uint64(0)} {
+		k := AppendStreamNodeStartKey(nil, p, i)
+		got, err := DecodeStreamNodeStartKey(k, len(p))
+		if err != nil || got != i {
+			t.Errorf("%d: decoded %d, %v", i, got, err)
+		}
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
+			t.Errorf("%d: key %x not after %x", i, k, prev)
+		}
+		if bytes.Compare(AppendStreamDeletedKey(nil, p, MaxStreamID), k) >= 0 {
+			t.Errorf("%d: key %x not after the XDEL records", i, k)
+		}
+		prev = k
+	}
+	if _, err := DecodeStreamNodeStartKey(AppendStreamDeletedKey(nil, p, StreamID{}), len(p)); err == nil {
+		t.Error("an XDEL record decodes as a node start")
 	}
 }

@@ -276,6 +276,43 @@ func TestACLFileSaveLoad(t *testing.T) {
 	}
 }
 
+// TestACLFileNamesRedisOnlyCommands: an aclfile hardened as usual for
+// Redis, with rules on commands Cairn does not implement (-debug, -module,
+// +cluster|info, ...), loads at start, and ACL LIST and ACL SAVE show the
+// rules as written.
+func TestACLFileNamesRedisOnlyCommands(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "users.acl")
+	lines := "user default on nopass sanitize-payload ~* &* +@all -debug\n" +
+		"user ops on nopass sanitize-payload ~* resetchannels +@all -module -lolwut -wait -config|set -failover\n" +
+		"user probe on nopass sanitize-payload resetchannels -@all +cluster|info +client|kill +debug|sleep +ping\n"
+	if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, "aclfile", file)
+	if err := ts.srv.LoadUsers(); err != nil {
+		t.Fatalf("start with -debug in the aclfile: %v", err)
+	}
+	c := redistest.Dial(t, ts.addr)
+	if got := strings.Join(asStrings(aclDo(t, c, "ACL", "LIST")), "\n") + "\n"; got != lines {
+		t.Errorf("ACL LIST:\n%s\nwant\n%s", got, lines)
+	}
+	wantReply(t, c, "OK", "ACL", "SAVE")
+	if saved, err := os.ReadFile(file); err != nil || string(saved) != lines {
+		t.Errorf("ACL SAVE wrote:\n%s (%v)\nwant\n%s", saved, err, lines)
+	}
+	wantReply(t, c, "-ERR Error in ACL SETUSER modifier '-foo': Unknown command or category name in ACL", "ACL", "SETUSER", "u", "-foo")
+	wantReply(t, c, "OK", "ACL", "SETUSER", "u", "+@all", "-debug", "-cluster")
+	// The rules on what Cairn lacks take nothing else away.
+	probe := redistest.Dial(t, ts.addr)
+	wantReply(t, probe, "OK", "AUTH", "probe", "x")
+	wantReply(t, probe, "PONG", "PING")
+	wantReply(t, probe, "-NOPERM User probe has no permissions to run the 'get' command", "GET", "k")
+	ops := redistest.Dial(t, ts.addr)
+	wantReply(t, ops, "OK", "AUTH", "ops", "x")
+	wantReply(t, ops, "OK", "SET", "k", "v")
+	wantReply(t, ops, "-NOPERM User ops has no permissions to run the 'config|set' command", "CONFIG", "SET", "timeout", "0")
+}
+
 // startServerWith is startServer with a configuration of the test's own.
 func startServerWith(t *testing.T, cfg *config.Config) *testServer {
 	t.Helper()

@@ -44,8 +44,8 @@ func cmdDump(x *ctx) {
 // restoreArgs are RESTORE's options.
 type restoreArgs struct {
 	replace, absTTL bool
-	// idle and freq are -1 when not given. Cairn tracks neither an LRU
-	// clock nor LFU counters, so they are checked and then ignored.
+	// idle and freq are -1 when not given; they set the key's access
+	// time or counter (OBJECT IDLETIME, OBJECT FREQ).
 	idle, freq int64
 }
 
@@ -150,6 +150,7 @@ func cmdRestore(x *ctx) {
 		return
 	}
 	if written {
+		x.tx.SetAccess(db, key, a.idle, a.freq)
 		x.notify(notify.Generic, "restore", key)
 	}
 	x.ok()

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cairndb/cairn/internal/command"
@@ -480,9 +481,26 @@ func cmdObjectFreq(x *ctx) {
 		}
 		return
 	}
-	// Cairn keeps no access statistics: it behaves as Redis does under its
-	// default maxmemory-policy, which tracks no frequencies.
-	x.errorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	if !x.srv.lfuPolicy() {
+		x.errorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		return
+	}
+	n, _, err := x.tx.Freq(x.db(), x.arg(2))
+	x.replyInt(n, err)
+}
+
+// applyLFU tells the store whether to count accesses as Redis's LFU
+// policies do, with their settings.
+func (s *Server) applyLFU() {
+	setting := func(name string, def int64) int64 {
+		if kv := s.cfg.Get(name); len(kv) == 1 {
+			if n, err := strconv.ParseInt(kv[0][1], 10, 64); err == nil {
+				return n
+			}
+		}
+		return def
+	}
+	s.st.SetLFU(s.lfuPolicy(), setting("lfu-log-factor", 10), setting("lfu-decay-time", 1))
 }
 
 // sharedRefcount is OBJ_SHARED_REFCOUNT, the reference count Redis reports
@@ -550,7 +568,19 @@ func cmdObjectIdleTime(x *ctx) {
 		x.storeError(err)
 	case !ok:
 		x.w.NullBulk()
+	case x.srv.lfuPolicy():
+		// Redis keeps a key's access time or its access frequency in
+		// the same field, as the policy says, and answers for the one
+		// it keeps.
+		x.errorReply("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 	default:
 		x.w.Int(idle)
 	}
+}
+
+// lfuPolicy reports whether maxmemory-policy is an LFU one, under which
+// Redis tracks access frequencies instead of access times.
+func (s *Server) lfuPolicy() bool {
+	kv := s.cfg.Get("maxmemory-policy")
+	return len(kv) == 1 && strings.HasSuffix(kv[0][1], "-lfu")
 }

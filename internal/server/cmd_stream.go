@@ -285,6 +285,8 @@ func (x *ctx) parseTrim(xadd bool) (t store.StreamTrim, a store.XAddArgs, idpos 
 
 // checkTrim finishes parseTrim with Redis's checks of the combination.
 func (x *ctx) checkTrim(t *store.StreamTrim, xadd, approx, limitGiven bool) bool {
+	// Redis's nodes, which ~ trims whole, are emulated with this size.
+	t.Node = x.srv.cfg.StreamNodeMaxEntries()
 	switch {
 	case t.Limit != 0 && t.Strategy == store.TrimNone:
 		x.errorReply("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
@@ -297,18 +299,16 @@ func (x *ctx) checkTrim(t *store.StreamTrim, xadd, approx, limitGiven bool) bool
 		// any LIMIT: a replica trims to it without a limit, as Redis
 		// does for a client it must obey.
 		t.Limit = 0
-		if approx {
-			t.Node = x.srv.cfg.StreamNodeMaxEntries()
-		}
+		t.Approx = approx
 	case limitGiven && !approx:
 		x.errorReply("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false
 	case approx && limitGiven:
-		t.Node = x.srv.cfg.StreamNodeMaxEntries()
+		t.Approx = true
 	case approx && !limitGiven:
 		// At most 100 of Redis's nodes, within [1, 1000000].
-		n := x.srv.cfg.StreamNodeMaxEntries()
-		t.Node = n
+		n := t.Node
+		t.Approx = true
 		switch {
 		case n <= 0:
 			t.Limit = 10000
@@ -436,7 +436,7 @@ func cmdXDel(x *ctx) {
 	if !ok {
 		return
 	}
-	n, err := x.tx.XDel(x.db(), x.arg(1), ids)
+	n, err := x.tx.XDel(x.db(), x.arg(1), ids, x.srv.cfg.StreamNodeMaxEntries())
 	if err == nil && n > 0 {
 		x.notify(notify.Stream, "xdel", x.arg(1))
 	}

@@ -168,6 +168,18 @@ func TestCrossConfigRewriteUsers(t *testing.T) {
 			},
 		},
 		{
+			// Rules on commands Cairn does not implement, as Redis 7.2
+			// keeps them.
+			name: "commands Cairn lacks",
+			file: "user ops on nopass ~* +@all -debug -module -lolwut -wait -config|set\nuser probe on nopass -@all +cluster|info +client|kill +debug|sleep\n",
+			acl:  [][]any{{"ACL", "SETUSER", "ops", "-failover"}},
+			users: []string{
+				"user default on nopass sanitize-payload ~* &* +@all",
+				"user ops on nopass sanitize-payload ~* resetchannels +@all -debug -module -lolwut -wait -config|set -failover",
+				"user probe on nopass sanitize-payload resetchannels -@all +cluster|info +client|kill +debug|sleep",
+			},
+		},
+		{
 			name:  "no users configured",
 			file:  "timeout 5\n",
 			acl:   [][]any{{"ACL", "SETUSER", "default", "resetkeys", "~k*"}},

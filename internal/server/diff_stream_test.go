@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -8,8 +9,8 @@ import (
 
 // TestStreamDiff runs stream commands with explicit ids on redis-server
 // 7.0.15 and on Cairn and compares the replies byte for byte. Approximate
-// trims (~) are left out: Redis trims whole radix-tree nodes, Cairn exact
-// entries within the LIMIT.
+// trims (~) are compared in TestStreamApproxTrimDiff and
+// TestStreamApproxTrimRandomDiff.
 func TestStreamDiff(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		d := newDiffRunProto(t, proto)
@@ -173,4 +174,86 @@ func TestStreamApproxTrimDiff(t *testing.T) {
 	d.same("XLEN", "t")
 	d.same("XRANGE", "t", "-", "+", "COUNT", "1")
 	d.same("CONFIG", "SET", "stream-node-max-entries", "100")
+}
+
+// TestStreamApproxTrimRandomDiff runs random XADD, XDEL and XTRIM (MAXLEN
+// and MINID, exact or ~, with LIMIT) on redis-server and Cairn with small
+// radix-tree nodes (stream-node-max-entries 2-12) and compares every
+// reply, XLEN and XRANGE after each trim: Cairn emulates Redis's nodes, so
+// a ~ trim removes the same whole nodes, after XDELs and exact trims too.
+// Entries stay small: Redis's nodes fill by count, not by bytes.
+func TestStreamApproxTrimRandomDiff(t *testing.T) {
+	diffSeeds(t, 2, []uint64{1, 2, 3, 4}, 600, func(d *diffRun, seed uint64) func() {
+		rng := rand.New(rand.NewPCG(seed, 15))
+		node := 2 + rng.IntN(11)
+		d.same("CONFIG", "SET", "stream-node-max-entries", strconv.Itoa(node))
+		d.t.Cleanup(func() { d.send("CONFIG", "SET", "stream-node-max-entries", "100") })
+		ms := 0
+		var ids []string
+		someID := func() string {
+			if len(ids) > 0 && rng.IntN(4) > 0 {
+				return ids[rng.IntN(len(ids))]
+			}
+			return strconv.Itoa(rng.IntN(ms+3)) + "-" + strconv.Itoa(rng.IntN(2))
+		}
+		trimArgs := func() []string {
+			var a []string
+			if rng.IntN(2) == 0 {
+				a = []string{"MAXLEN"}
+			} else {
+				a = []string{"MINID"}
+			}
+			approx := rng.IntN(3) > 0
+			switch {
+			case approx:
+				a = append(a, "~")
+			case rng.IntN(2) == 0:
+				a = append(a, "=")
+			}
+			if a[0] == "MAXLEN" {
+				a = append(a, strconv.Itoa(rng.IntN(4*node)))
+			} else {
+				a = append(a, someID())
+			}
+			if approx && rng.IntN(2) == 0 {
+				a = append(a, "LIMIT", strconv.Itoa(rng.IntN(3*node)))
+			}
+			return a
+		}
+		check := func() {
+			d.same("XLEN", "s")
+			d.same("XRANGE", "s", "-", "+")
+		}
+		return func() {
+			switch op := rng.IntN(20); {
+			case op < 10:
+				ms += 1 + rng.IntN(2)
+				id := strconv.Itoa(ms) + "-" + strconv.Itoa(rng.IntN(2))
+				ids = append(ids, id)
+				args := []string{"XADD", "s"}
+				if rng.IntN(5) == 0 {
+					args = append(args, trimArgs()...)
+				}
+				d.same(append(args, id, "f", strconv.Itoa(rng.IntN(100)))...)
+				if len(args) > 2 {
+					check()
+				}
+			case op < 14:
+				n := 1 + rng.IntN(3)
+				args := []string{"XDEL", "s"}
+				for range n {
+					args = append(args, someID())
+				}
+				d.same(args...)
+			case op < 19:
+				d.same(append([]string{"XTRIM", "s"}, trimArgs()...)...)
+				check()
+			default:
+				if rng.IntN(4) == 0 {
+					d.same("DEL", "s")
+					ids = nil
+				}
+			}
+		}
+	})
 }

@@ -172,6 +172,10 @@ func Build(o Options) (*Server, error) {
 		// took latency-monitor-threshold or longer, as Redis records its
 		// active expire cycle.
 		s.st.SetExpireCycleObserver(func(took time.Duration) { s.noteLatency("expire-cycle", took) })
+		s.applyLFU()
+		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {
+			s.cfg.OnChange(name, func(string) { s.applyLFU() })
+		}
 		s.st.SetEventSink(func(tx *store.Tx) {
 			// Keys reclaimed for their deadline: WATCH learns of them by the
 			// deadline itself (see watchedKey). A client blocked on one runs

@@ -242,6 +242,7 @@ func (tx *Tx) writeStream(db int, key []byte, s *rdb.Stream) error {
 		// The first entry's id, whatever the payload recorded: the store
 		// keeps it exact (Redis 5's format had none).
 		ss.s.FirstID = StreamID(s.Entries[0].ID)
+		ss.s.FirstIndexKnown = true
 	}
 	// The counts kept in the records must be exact: duplicates would
 	// break them, so they are refused (the decoder refuses them too).

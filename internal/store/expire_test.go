@@ -220,3 +220,92 @@ func TestLookupWithoutTouch(t *testing.T) {
 		t.Fatalf("idle %d s after a lookup, want 0", n)
 	}
 }
+
+// TestIdleTimeAfterWrites: a write is a use of its key, read first or not
+// (a blind SET, an HSET): OBJECT IDLETIME counts from it, not from the
+// server's start.
+func TestIdleTimeAfterWrites(t *testing.T) {
+	s, clock := openTestStore(t)
+	clock.advance(100 * time.Second)
+	idle := func(k string) int64 {
+		tx := s.Read(false)
+		defer tx.Close()
+		n, ok, err := tx.IdleTime(0, []byte(k))
+		if err != nil || !ok {
+			t.Fatalf("IdleTime %s: %v %v", k, ok, err)
+		}
+		return n
+	}
+	write(t, s, []string{"k"}, func(tx *Tx) error {
+		_, err := tx.SetString(0, []byte("k"), []byte("v"), SetArgs{})
+		return err
+	})
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "v"))
+		return err
+	})
+	clock.advance(3 * time.Second)
+	if n := idle("k"); n != 3 {
+		t.Errorf("idle %d s after SET 3 s ago, want 3", n)
+	}
+	if n := idle("h"); n != 3 {
+		t.Errorf("idle %d s after HSET 3 s ago, want 3", n)
+	}
+	write(t, s, []string{"k"}, func(tx *Tx) error {
+		_, err := tx.SetString(0, []byte("k"), []byte("w"), SetArgs{})
+		return err
+	})
+	clock.advance(2 * time.Second)
+	if n := idle("k"); n != 2 {
+		t.Errorf("idle %d s after a second SET 2 s ago, want 2", n)
+	}
+	// A client that asked not to touch keys leaves an existing key's time.
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		tx.SetTouch(false)
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "w"))
+		return err
+	})
+	if n := idle("h"); n != 5 {
+		t.Errorf("idle %d s after an untouching HSET, want 5", n)
+	}
+}
+
+// TestFreqUnderLFU: with LFU on, a new key's counter is 5 and a use takes
+// it to 6 (Redis's LFU_INIT_VAL, and its increment, certain at 5); a write
+// after the command's own lookup does not count twice; the counter loses
+// one per lfu-decay-time minutes.
+func TestFreqUnderLFU(t *testing.T) {
+	s, clock := openTestStore(t)
+	s.SetLFU(true, 10, 1)
+	freq := func(k string) int64 {
+		tx := s.Read(false)
+		defer tx.Close()
+		n, ok, err := tx.Freq(0, []byte(k))
+		if err != nil || !ok {
+			t.Fatalf("Freq %s: %v %v", k, ok, err)
+		}
+		return n
+	}
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "v"))
+		return err
+	})
+	if n := freq("h"); n != 5 {
+		t.Fatalf("freq %d after HSET of a new key, want 5", n)
+	}
+	write(t, s, []string{"h"}, func(tx *Tx) error {
+		_, err := tx.HSet(0, []byte("h"), byteSlices("f", "w"))
+		return err
+	})
+	if n := freq("h"); n != 6 {
+		t.Fatalf("freq %d after a second HSET, want 6", n)
+	}
+	clock.advance(3 * time.Minute)
+	if n := freq("h"); n != 3 {
+		t.Fatalf("freq %d 3 minutes later, want 3", n)
+	}
+	s.SetLFU(true, 10, 0)
+	if n := freq("h"); n != 6 {
+		t.Fatalf("freq %d without decay, want 6", n)
+	}
+}

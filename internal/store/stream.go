@@ -15,7 +15,8 @@ import (
 // id, the largest id XDEL removed, the count of entries ever added, the
 // number of consumer groups and the next insertion index (each entry's
 // value carries its own, which lets a trim count what it drops without
-// reading it: trimStream); Meta.Size is the number of entries. Unlike the
+// reading it: trimStream, and place it in the radix-tree node Redis would
+// hold it in: nodeTrim); Meta.Size is the number of entries. Unlike the
 // other collections, a stream that loses its last entry stays: only DEL
 // (or an expiry) removes it, with the usual range tombstones.
 
@@ -51,17 +52,19 @@ const (
 // MaxLen remain (TrimMaxLen) or none is older than MinID (TrimMinID),
 // deleting at most Limit entries when Limit > 0.
 //
-// An approximate trim (~) has Node > 0: Redis removes only whole radix-tree
-// nodes of stream-node-max-entries entries, so Cairn removes a multiple of
-// Node entries, the most that fits. For a stream whose nodes filled up in
-// turn (entries added, none deleted in the middle) that is what Redis
-// removes; it also makes a capped stream's trims one range tombstone every
-// Node entries rather than a point delete every XADD.
+// Node is stream-node-max-entries. An approximate trim (~, Approx) removes
+// what Redis removes: whole radix-tree nodes from the head, the last
+// partly filled one included (nodeTrim). Cairn has no nodes; it emulates
+// Redis's from the insertion indexes, nodes of Node entries filled in
+// turn (nodeStart). With Node <= 0 (Redis's nodes then fill by bytes only)
+// a ~ trim is exact. An approximate trim also makes a capped stream's
+// trims one range tombstone a node rather than a point delete every XADD.
 type StreamTrim struct {
 	Strategy TrimStrategy
 	MaxLen   int64
 	MinID    StreamID
 	Limit    int64
+	Approx   bool
 	Node     int64
 }
 
@@ -189,6 +192,7 @@ func (tx *Tx) XAdd(db int, key []byte, a *XAddArgs) (id StreamID, added bool, tr
 	ss.s.LastID = id
 	if ss.Meta.Size == 1 {
 		ss.s.FirstID = id
+		ss.s.FirstIndex, ss.s.FirstIndexKnown = ss.s.NextIndex-1, true
 	}
 	if a.Trim.Strategy != TrimNone {
 		if trimmed, err = tx.trimStream(ss, &a.Trim); err != nil {
@@ -229,6 +233,21 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 	if t.Limit > 0 && want > uint64(t.Limit) {
 		want = uint64(t.Limit)
 	}
+	nodes := t.Approx && t.Node > 0
+	if nodes {
+		n, cut, ok, err := tx.nodeTrim(ss, t, want)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			if n == 0 {
+				return 0, nil
+			}
+			return int64(n), tx.dropFirst(ss, n, cut, true)
+		}
+		// The stream starts with entries an older Cairn wrote, without
+		// indexes: whole nodes are taken as multiples of Node, below.
+	}
 	n := want
 	var cut *streamCut
 	if t.Strategy == TrimMinID {
@@ -243,14 +262,272 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 			return 0, err
 		}
 	}
-	if t.Node > 0 {
-		// Whole nodes only: the multiple of Node below.
+	if nodes {
 		n -= n % uint64(t.Node)
 	}
 	if n == 0 {
 		return 0, nil
 	}
-	return int64(n), tx.dropFirst(ss, n, cut)
+	fresh := true
+	if t.Strategy == TrimMinID && n == ss.Meta.Size && t.Node > 0 && !nodes {
+		keep, err := tx.keepsEmptyNode(ss, t.MinID, uint64(t.Node))
+		if err != nil {
+			return 0, err
+		}
+		fresh = !keep
+	}
+	return int64(n), tx.dropFirst(ss, n, cut, fresh)
+}
+
+// Redis's radix-tree nodes, emulated. Redis keeps a stream's entries in
+// nodes of up to stream-node-max-entries entries (and 4096 bytes, which
+// Cairn does not count): XADD fills the last node, and starts a new one
+// when it is full or when there is none, because the stream is new or
+// XDEL emptied the last node (a node goes when its last entry does). An
+// approximate trim removes whole nodes from the head, so what it removes
+// depends on where the nodes begin. Insertion indexes number the entries
+// as XADD added them, so with nodes of n entries filled in turn, the node
+// of index i starts at i - i%n. Two events move the nodes off that grid:
+// the stream emptying (every node goes; Cairn then starts the indexes at 0
+// again, resetNodes) and XDEL emptying the last node while older entries
+// stay (the next node starts at the next index: a node-start record
+// there, endTailNode). Entries XDEL or an exact trim removed still count
+// in their node, as in Redis, where they stay as deleted entries.
+
+// nodeStart is the first insertion index of the node that holds index i:
+// nodes of n entries in turn from the last node-start record at or below
+// i, or from 0.
+func (tx *Tx) nodeStart(ss *streamState, i, n uint64) (uint64, error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamNodeStartKey(nil, p, 0), encoding.AppendStreamNodeStartKey(nil, p, i+1))
+	if err != nil {
+		return 0, err
+	}
+	var o uint64
+	if it.Last() {
+		o, err = encoding.DecodeStreamNodeStartKey(it.Key(), len(p))
+	}
+	if err := errors.Join(err, it.Error(), it.Close()); err != nil {
+		return 0, fmt.Errorf("stream %q: %w", ss.key, err)
+	}
+	return o + (i-o)/n*n, nil
+}
+
+// headNode returns the first entry's index and the start of its node
+// (nodeStart), with one iterator: an XADD to a capped stream asks this
+// every time. indexed is false for an unindexed first entry.
+func (tx *Tx) headNode(ss *streamState, node uint64) (first, start uint64, indexed bool, err error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(ss.entryKey(ss.s.FirstID), append(append([]byte(nil), p...), encoding.StreamNodeStartTag+1))
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer it.Close()
+	if !it.First() || it.Key()[len(p)] != encoding.StreamEntryTag {
+		return 0, 0, false, errors.Join(it.Error(), fmt.Errorf("stream %q: no first entry %s", ss.key, ss.s.FirstID))
+	}
+	if first, indexed = encoding.StreamEntryIndex(it.Value()); !indexed {
+		return 0, 0, false, nil
+	}
+	var o uint64
+	if it.SeekLT(encoding.AppendStreamNodeStartKey(nil, p, first+1)) && it.Key()[len(p)] == encoding.StreamNodeStartTag {
+		if o, err = encoding.DecodeStreamNodeStartKey(it.Key(), len(p)); err != nil {
+			return 0, 0, false, fmt.Errorf("stream %q: %w", ss.key, err)
+		}
+	}
+	if err := it.Error(); err != nil {
+		return 0, 0, false, err
+	}
+	return first, o + (first-o)/node*node, true, nil
+}
+
+// nodeTrim is an approximate trim as Redis's streamTrim makes it: whole
+// nodes from the head while the entries left stay at least MAXLEN (or the
+// node's last id, a deleted entry's included, is below MINID) and the
+// entries removed stay within the limit; want is the most the count and
+// the limit allow. The first entry that must stay (stop) fixes the cut:
+// the start of its node, or for MINID the node of the first index from
+// MINID on, whose last id is not below it. Every entry with an index
+// below the cut goes: stepping back from stop over less than a node finds
+// the first one kept. ok is false when the stop entry has no index (an
+// older Cairn's stream): the caller rounds counts instead.
+func (tx *Tx) nodeTrim(ss *streamState, t *StreamTrim, want uint64) (n uint64, cut *streamCut, ok bool, err error) {
+	node := uint64(t.Node)
+	var first, head uint64
+	if ss.s.FirstIndexKnown && ss.s.NodeStartMax <= ss.s.FirstIndex {
+		// No node-start record above the first entry: its node is on
+		// the grid of the last one, if any.
+		first = ss.s.FirstIndex
+		head = ss.s.NodeStartMax + (first-ss.s.NodeStartMax)/node*node
+	} else {
+		var indexed bool
+		var err error
+		if first, head, indexed, err = tx.headNode(ss, node); err != nil || !indexed {
+			return 0, nil, false, err
+		}
+	}
+	// Most trims of a capped stream remove nothing: the first node holds
+	// more entries than want. It holds at least its indexes from the
+	// first entry's less every index freed after the first entry.
+	if slots := ss.s.NextIndex - first; slots >= ss.Meta.Size {
+		inHead := min(head+node, ss.s.NextIndex) - first
+		if dead := slots - ss.Meta.Size; inHead > dead && want < inHead-dead {
+			return 0, nil, true, nil
+		}
+	}
+	var stop []byte   // the first entry that must stay; nil: none
+	var before uint64 // the entries ahead of stop
+	var slot uint64   // an index whose node must stay
+	atWant := true
+	switch {
+	case t.Strategy == TrimMinID:
+		c, err := tx.cutAt(ss, t.MinID)
+		if err != nil || c == nil {
+			return 0, nil, false, err
+		}
+		if c.before <= want {
+			// MINID cuts before the limit does. The first index from
+			// MINID on is the stop entry's less the XDEL records
+			// between, or past the last entry the next index less
+			// those after MINID.
+			upper := ss.s.NextIndex
+			var to *StreamID
+			if c.key != nil {
+				upper, to = c.index, &c.id
+			}
+			d, err := tx.countDeletedFrom(ss, t.MinID, to)
+			if err != nil {
+				return 0, nil, false, err
+			}
+			if d > upper {
+				return 0, nil, false, fmt.Errorf("stream %q: %d deleted-entry records from %s below index %d", ss.key, d, t.MinID, upper)
+			}
+			stop, before, slot, atWant = c.key, c.before, upper-d, false
+		}
+	case want >= ss.Meta.Size:
+		// MAXLEN 0 within the limit: every node goes.
+		return ss.Meta.Size, &streamCut{before: ss.Meta.Size}, true, nil
+	}
+	if atWant {
+		k, err := tx.entryKeyAt(ss, want)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		v, found, err := tx.get(k)
+		if err != nil || !found {
+			return 0, nil, false, errors.Join(err, fmt.Errorf("stream %q: entry %x vanished", ss.key, k))
+		}
+		idx, indexed := encoding.StreamEntryIndex(v)
+		if !indexed {
+			return 0, nil, false, nil
+		}
+		stop, before, slot = k, want, idx
+	}
+	if slot >= ss.s.NextIndex {
+		// No index from MINID on: every node goes.
+		return before, &streamCut{key: stop, before: before}, true, nil
+	}
+	start, err := tx.nodeStart(ss, slot, node)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	p := ss.Prefix(encoding.FamilySub)
+	hi := stop
+	if hi == nil {
+		hi = ss.entriesEnd()
+	}
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), hi)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	var steps uint64
+	key := stop
+	for ok := it.Last(); ok && steps < before; ok = it.Prev() {
+		idx, indexed := encoding.StreamEntryIndex(it.Value())
+		if !indexed || idx < start {
+			break
+		}
+		steps++
+		key = append(key[:0:0], it.Key()...)
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return 0, nil, false, err
+	}
+	n = before - steps
+	return n, &streamCut{key: key, before: n}, true, nil
+}
+
+// keepsEmptyNode reports whether Redis, trimming every entry exactly by
+// minID, keeps the stream's last node: when the node of the first index
+// from minID on (an entry XDEL removed) still had an entry, its last id is
+// not below minID, so the trim only marks its entries deleted, and the
+// next XADD fills that node on. The indexes must then go on too.
+func (tx *Tx) keepsEmptyNode(ss *streamState, minID StreamID, node uint64) (bool, error) {
+	d, err := tx.countDeletedFrom(ss, minID, nil)
+	if err != nil || d == 0 || d > ss.s.NextIndex {
+		return false, err
+	}
+	start, err := tx.nodeStart(ss, ss.s.NextIndex-d, node)
+	if err != nil {
+		return false, err
+	}
+	idx, indexed, err := tx.lastEntryIndex(ss)
+	return indexed && idx >= start, err
+}
+
+// lastEntryIndex is the insertion index of the stream's last entry;
+// indexed is false when it has none (or no entry).
+func (tx *Tx) lastEntryIndex(ss *streamState) (idx uint64, indexed bool, err error) {
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), ss.entriesEnd())
+	if err != nil {
+		return 0, false, err
+	}
+	if it.Last() {
+		idx, indexed = encoding.StreamEntryIndex(it.Value())
+	}
+	return idx, indexed, errors.Join(it.Error(), it.Close())
+}
+
+// endTailNode follows an XDEL that removed an entry with index deleted
+// from a stream that still has entries: when the last node has no entry
+// left, Redis drops it and the next XADD starts a node of its own, so a
+// node-start record goes at the next index. A full last node needs none:
+// the next node starts there anyway.
+func (tx *Tx) endTailNode(ss *streamState, deleted, node uint64) error {
+	next := ss.s.NextIndex
+	if next == 0 || deleted >= next {
+		return nil
+	}
+	start, err := tx.nodeStart(ss, next-1, node)
+	if err != nil || deleted < start || next-start >= node {
+		return err
+	}
+	idx, indexed, err := tx.lastEntryIndex(ss)
+	if err != nil || (indexed && idx >= start) {
+		return err
+	}
+	ss.s.NodeStartMax = max(ss.s.NodeStartMax, next)
+	return tx.set(&ss.collection, encoding.AppendStreamNodeStartKey(nil, ss.Prefix(encoding.FamilySub), next), nil)
+}
+
+// resetNodes follows the stream's losing its last entry, and with it, in
+// Redis, every node: the indexes start at 0 again (no entry and no XDEL
+// record is left to keep them apart) and the node-start records go.
+func (tx *Tx) resetNodes(ss *streamState) error {
+	ss.s.NextIndex, ss.s.NodeStartMax = 0, 0
+	p := ss.Prefix(encoding.FamilySub)
+	lo := append(append([]byte(nil), p...), encoding.StreamNodeStartTag)
+	hi := append(append([]byte(nil), p...), encoding.StreamNodeStartTag+1)
+	it, err := tx.r.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	some := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil || !some {
+		return err
+	}
+	return tx.delRange(&ss.collection, lo, hi)
 }
 
 // streamCut is where a MINID trim cuts a stream of indexed entries: key is
@@ -259,6 +536,9 @@ func (tx *Tx) trimStream(ss *streamState, t *StreamTrim) (int64, error) {
 type streamCut struct {
 	key    []byte
 	before uint64
+	// id and index are the entry's at key (cutAt).
+	id    StreamID
+	index uint64
 }
 
 // cutAt finds the first entry with an id from id on and counts the entries
@@ -296,7 +576,7 @@ func (tx *Tx) cutAt(ss *streamState, id StreamID) (*streamCut, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream %q: %w", ss.key, err)
 	}
-	c := &streamCut{key: append([]byte(nil), it.Key()...)}
+	c := &streamCut{key: append([]byte(nil), it.Key()...), id: cutID, index: cutIdx}
 	if cutIdx < firstIdx {
 		return nil, fmt.Errorf("stream %q: entry %s has index %d below the first's %d", ss.key, cutID, cutIdx, firstIdx)
 	}
@@ -316,6 +596,25 @@ func (tx *Tx) cutAt(ss *streamState, id StreamID) (*streamCut, error) {
 func (tx *Tx) countDeleted(ss *streamState, from, to StreamID) (uint64, error) {
 	p := ss.Prefix(encoding.FamilySub)
 	it, err := tx.r.NewIter(encoding.AppendStreamDeletedKey(nil, p, from), encoding.AppendStreamDeletedKey(nil, p, to))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	return n, it.Error()
+}
+
+// countDeletedFrom counts the records of entries XDEL removed with ids
+// from from on, below *to when to is not nil.
+func (tx *Tx) countDeletedFrom(ss *streamState, from StreamID, to *StreamID) (uint64, error) {
+	if to != nil {
+		return tx.countDeleted(ss, from, *to)
+	}
+	p := ss.Prefix(encoding.FamilySub)
+	it, err := tx.r.NewIter(encoding.AppendStreamDeletedKey(nil, p, from), append(append([]byte(nil), p...), encoding.StreamDeletedTag+1))
 	if err != nil {
 		return 0, err
 	}
@@ -351,25 +650,27 @@ func (tx *Tx) dropDeleted(ss *streamState, id StreamID, all bool) error {
 }
 
 // dropFirst deletes the stream's first n entries (0 < n <= Meta.Size).
-// cut, when not nil, is the cut of a MINID trim with cut.before >= n.
-func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut) error {
+// cut, when not nil, is a cut with cut.before >= n (its key nil: past the
+// last entry). Dropping every entry drops Redis's nodes too (resetNodes)
+// unless fresh is false (keepsEmptyNode).
+func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut, fresh bool) error {
 	p := ss.Prefix(encoding.FamilySub)
 	// From the first entry: the tombstones of earlier trims lie before it.
 	start := encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID)
 	var first StreamID
+	var firstIdx uint64
+	indexed := false
 	end := ss.entriesEnd()
 	if n < ss.Meta.Size {
 		var k []byte
 		var err error
 		switch {
-		case cut != nil && cut.before == n:
+		case cut != nil && cut.before == n && cut.key != nil:
 			k = cut.key
 		case cut != nil && cut.key != nil && cut.before-n < n:
 			k, err = tx.stepBack(ss, cut.key, cut.before-n)
-		case min(n, ss.Meta.Size-n) > entrySearchMin:
-			k, err = tx.searchEntry(ss, n)
 		default:
-			k, err = tx.entryAt(ss, n)
+			k, err = tx.entryKeyAt(ss, n)
 		}
 		if err != nil {
 			return err
@@ -378,6 +679,11 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut) error {
 			return fmt.Errorf("stream %q: %w", ss.key, err)
 		}
 		end = k
+		v, found, err := tx.get(k)
+		if err != nil || !found {
+			return errors.Join(err, fmt.Errorf("stream %q: no entry %s", ss.key, first))
+		}
+		firstIdx, indexed = encoding.StreamEntryIndex(v)
 	}
 	if err := tx.dropDeleted(ss, first, n == ss.Meta.Size); err != nil {
 		return err
@@ -410,7 +716,20 @@ func (tx *Tx) dropFirst(ss *streamState, n uint64, cut *streamCut) error {
 	}
 	ss.Meta.Size -= n
 	ss.s.FirstID = first
+	ss.s.FirstIndex, ss.s.FirstIndexKnown = firstIdx, indexed
+	if ss.Meta.Size == 0 && fresh {
+		return tx.resetNodes(ss)
+	}
 	return nil
+}
+
+// entryKeyAt returns the key of the entry at 0-based position i
+// (< Meta.Size): walked to near the ends, bisected to far from both.
+func (tx *Tx) entryKeyAt(ss *streamState, i uint64) ([]byte, error) {
+	if min(i, ss.Meta.Size-i) > entrySearchMin {
+		return tx.searchEntry(ss, i)
+	}
+	return tx.entryAt(ss, i)
 }
 
 // entryAt returns the key of the entry at 0-based position i (< Meta.Size),
@@ -669,32 +988,40 @@ func (tx *Tx) lastEntry(ss *streamState) (StreamID, bool, error) {
 	return e[0].ID, true, nil
 }
 
-// firstEntry returns the id of the stream's first entry, 0-0 when none.
-func (tx *Tx) firstEntry(ss *streamState) (StreamID, error) {
+// setFirstEntry makes the stream's first entry the one from its current
+// first id on (none: 0-0), with its insertion index.
+func (tx *Tx) setFirstEntry(ss *streamState) error {
 	p := ss.Prefix(encoding.FamilySub)
 	it, err := tx.r.NewIter(encoding.AppendStreamEntryKey(nil, p, ss.s.FirstID), ss.entriesEnd())
 	if err != nil {
-		return StreamID{}, err
+		return err
 	}
 	defer it.Close()
+	ss.s.FirstID, ss.s.FirstIndexKnown = StreamID{}, false
 	if !it.First() {
-		return StreamID{}, it.Error()
+		return it.Error()
 	}
 	id, err := encoding.DecodeStreamEntryKey(it.Key(), len(p))
 	if err != nil {
-		return StreamID{}, fmt.Errorf("stream %q: %w", ss.key, err)
+		return fmt.Errorf("stream %q: %w", ss.key, err)
 	}
-	return id, nil
+	ss.s.FirstID = id
+	ss.s.FirstIndex, ss.s.FirstIndexKnown = encoding.StreamEntryIndex(it.Value())
+	return nil
 }
 
 // XDel deletes the entries with the given ids, returning how many existed.
-func (tx *Tx) XDel(db int, key []byte, ids []StreamID) (int64, error) {
+// node is stream-node-max-entries, for the emulation of Redis's nodes
+// (endTailNode).
+func (tx *Tx) XDel(db int, key []byte, ids []StreamID, node int64) (int64, error) {
 	ss, err := tx.openStream(db, key)
 	if err != nil || !ss.Exists {
 		return 0, err
 	}
 	var n int64
 	firstGone := false
+	var lastIdx uint64 // the highest index removed
+	someIndexed := false
 	for _, id := range ids {
 		k := ss.entryKey(id)
 		v, found, err := tx.get(k)
@@ -704,7 +1031,11 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID) (int64, error) {
 		if !found {
 			continue
 		}
-		if _, indexed := encoding.StreamEntryIndex(v); indexed && id != ss.s.FirstID {
+		idx, indexed := encoding.StreamEntryIndex(v)
+		if indexed && (!someIndexed || idx > lastIdx) {
+			lastIdx, someIndexed = idx, true
+		}
+		if indexed && id != ss.s.FirstID {
 			// Trims count the entries before their cut from the indexes
 			// less these records (trimStream). The first entry needs
 			// none: trims count from the first entry left.
@@ -729,12 +1060,20 @@ func (tx *Tx) XDel(db int, key []byte, ids []StreamID) (int64, error) {
 	}
 	switch {
 	case ss.Meta.Size == 0:
-		ss.s.FirstID = StreamID{}
+		ss.s.FirstID, ss.s.FirstIndexKnown = StreamID{}, false
 		if err := tx.dropDeleted(ss, StreamID{}, true); err != nil {
 			return 0, err
 		}
+		if err := tx.resetNodes(ss); err != nil {
+			return 0, err
+		}
 	case firstGone:
-		if ss.s.FirstID, err = tx.firstEntry(ss); err != nil {
+		if err := tx.setFirstEntry(ss); err != nil {
+			return 0, err
+		}
+	}
+	if ss.Meta.Size > 0 && someIndexed && node > 0 {
+		if err := tx.endTailNode(ss, lastIdx, uint64(node)); err != nil {
 			return 0, err
 		}
 	}
@@ -796,7 +1135,8 @@ func streamUnbounded(m *encoding.Meta) bool {
 // number of groups, and the insertion indexes trims count with: they grow
 // with the ids, below the next index, after every entry without one, and
 // each gap between two neighbours is the number of XDEL records between
-// them (no such record lies between neighbours without a gap).
+// them (no such record lies between neighbours without a gap); no
+// node-start record lies past the next index.
 func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	sm, err := encoding.DecodeStreamMeta(m.Value)
 	if err != nil {
@@ -810,6 +1150,8 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 	defer it.Close()
 	var entries, groups uint64
 	var first, last StreamID
+	var firstIdx, nodeStartMax uint64
+	firstIndexed := false
 	gc := newGroupCheck()
 	ic := indexCheck{next: sm.NextIndex}
 	for ok := it.First(); ok; ok = it.Next() {
@@ -831,6 +1173,7 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			}
 			if entries == 0 {
 				first = id
+				firstIdx, firstIndexed = encoding.StreamEntryIndex(it.Value())
 			}
 			last = id
 			entries++
@@ -849,6 +1192,15 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 			if err := ic.deleted(id); err != nil {
 				return fmt.Errorf("stream %q: %w", key, err)
 			}
+		case encoding.StreamNodeStartTag:
+			i, err := encoding.DecodeStreamNodeStartKey(k, len(p))
+			if err != nil {
+				return fmt.Errorf("stream %q: %w", key, err)
+			}
+			if i > sm.NextIndex {
+				return fmt.Errorf("stream %q: a node starts at index %d, past the next index %d", key, i, sm.NextIndex)
+			}
+			nodeStartMax = max(nodeStartMax, i)
 		default:
 			if err := gc.add(k[len(p):], it.Value()); err != nil {
 				return fmt.Errorf("stream %q: %w", key, err)
@@ -875,6 +1227,10 @@ func checkStream(s *Store, pdb uint16, key []byte, m *encoding.Meta) error {
 		return fmt.Errorf("stream %q: entries-added %d below its %d entries", key, sm.EntriesAdded, entries)
 	case groups != sm.Groups:
 		return fmt.Errorf("stream %q: groups field %d, %d groups", key, sm.Groups, groups)
+	case sm.FirstIndexKnown && (!firstIndexed || firstIdx != sm.FirstIndex):
+		return fmt.Errorf("stream %q: first index field %d, first entry's %d (indexed %t)", key, sm.FirstIndex, firstIdx, firstIndexed)
+	case sm.NodeStartMax != nodeStartMax:
+		return fmt.Errorf("stream %q: node-start max field %d, records up to %d", key, sm.NodeStartMax, nodeStartMax)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ func BenchmarkStreamXAdd(b *testing.B) {
 			key := []byte("s")
 			a := &XAddArgs{Fields: byteSlices("field", "value")}
 			if capped {
-				a.Trim = StreamTrim{Strategy: TrimMaxLen, MaxLen: 1000, Limit: 10000, Node: 100}
+				a.Trim = StreamTrim{Strategy: TrimMaxLen, MaxLen: 1000, Limit: 10000, Approx: true, Node: 100}
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -18,22 +18,186 @@ type streamModel struct {
 	last   StreamID
 	maxDel StreamID
 	added  uint64
+	// legacy is how many of the first ids an older Cairn wrote, without
+	// insertion indexes; nodes holds the others as Redis would.
+	legacy int
+	nodes  redisNodes
+}
+
+// redisNodes is Redis's radix tree of a stream, as t_stream.c keeps it:
+// nodes of up to n entries (counting deleted ones), filled by XADD in
+// turn, a node dropped when XDEL removes its last live entry, trimmed as
+// streamTrim does. The store emulates it without nodes.
+type redisNodes struct {
+	n     int
+	nodes [][]*nodeSlot
+}
+
+type nodeSlot struct {
+	id   StreamID
+	dead bool
+}
+
+func liveIn(nd []*nodeSlot) int {
+	live := 0
+	for _, e := range nd {
+		if !e.dead {
+			live++
+		}
+	}
+	return live
+}
+
+func (r *redisNodes) add(id StreamID) {
+	if k := len(r.nodes); k == 0 || len(r.nodes[k-1]) >= r.n {
+		r.nodes = append(r.nodes, nil)
+	}
+	r.nodes[len(r.nodes)-1] = append(r.nodes[len(r.nodes)-1], &nodeSlot{id: id})
+}
+
+func (r *redisNodes) del(id StreamID) {
+	for i, nd := range r.nodes {
+		for _, e := range nd {
+			if e.id == id && !e.dead {
+				e.dead = true
+				if liveIn(nd) == 0 {
+					r.nodes = append(r.nodes[:i:i], r.nodes[i+1:]...)
+				}
+				return
+			}
+		}
+	}
+}
+
+// trim is Redis's streamTrim over length live entries; it returns how
+// many it removed.
+func (r *redisNodes) trim(t *StreamTrim, length int) int {
+	deleted := 0
+	for len(r.nodes) > 0 {
+		if t.Strategy == TrimMaxLen && int64(length) <= t.MaxLen {
+			break
+		}
+		nd := r.nodes[0]
+		entries := liveIn(nd)
+		if t.Limit > 0 && int64(deleted+entries) > t.Limit {
+			break
+		}
+		var remove bool
+		if t.Strategy == TrimMaxLen {
+			remove = int64(length-entries) >= t.MaxLen
+		} else {
+			remove = nd[len(nd)-1].id.Compare(t.MinID) < 0
+		}
+		if remove {
+			r.nodes = r.nodes[1:]
+			length -= entries
+			deleted += entries
+			continue
+		}
+		if t.Approx {
+			break
+		}
+		for _, e := range nd {
+			if t.Strategy == TrimMaxLen && int64(length) <= t.MaxLen || t.Strategy == TrimMinID && e.id.Compare(t.MinID) >= 0 {
+				break
+			}
+			if !e.dead {
+				e.dead = true
+				length--
+				deleted++
+			}
+		}
+		break
+	}
+	return deleted
+}
+
+// xdel removes id from the model.
+func (m *streamModel) xdel(id StreamID) {
+	for i, x := range m.ids {
+		if x == id {
+			m.ids = append(m.ids[:i], m.ids[i+1:]...)
+			if i < m.legacy {
+				m.legacy--
+			} else {
+				m.nodes.del(id)
+			}
+			return
+		}
+	}
+}
+
+// trim is what the store's trim must remove: Redis's, once no entry of an
+// older Cairn is left; before, an exact count, or for ~ the multiple of
+// whole nodes below it (what the store did before it emulated nodes).
+func (m *streamModel) trim(t *StreamTrim) int {
+	if m.legacy == 0 {
+		n := m.nodes.trim(t, len(m.ids))
+		m.ids = m.ids[n:]
+		return n
+	}
+	want := 0
+	switch t.Strategy {
+	case TrimMaxLen:
+		want = max(len(m.ids)-int(t.MaxLen), 0)
+	case TrimMinID:
+		for want < len(m.ids) && m.ids[want].Compare(t.MinID) < 0 {
+			want++
+		}
+	}
+	if t.Limit > 0 {
+		want = min(want, int(t.Limit))
+	}
+	if t.Approx {
+		want -= want % int(t.Node)
+	}
+	for _, id := range m.ids[:want] {
+		if m.legacy > 0 {
+			m.legacy--
+			continue
+		}
+		for _, nd := range m.nodes.nodes {
+			for _, e := range nd {
+				if e.id == id {
+					e.dead = true
+				}
+			}
+		}
+	}
+	m.ids = m.ids[want:]
+	if len(m.ids) == 0 {
+		m.nodes.nodes = nil
+	}
+	return want
+}
+
+// restored is the model after RESTORE: every entry indexed, in nodes
+// filled in turn.
+func (m *streamModel) restored() {
+	m.legacy = 0
+	m.nodes.nodes = nil
+	for _, id := range m.ids {
+		m.nodes.add(id)
+	}
 }
 
 // TestStreamAgainstModel runs random XADD, XDEL, XTRIM (MAXLEN and
-// MINID, with LIMIT and whole nodes), XSETID ENTRIESADDED and RESTORE
-// against a model, checking ranges, lengths and the store's invariants
-// (Check) as it goes. The odd seeds start from a stream an older Cairn
-// wrote: entries without insertion indexes, a 64-byte metadata tail.
+// MINID, exact, or ~ with LIMIT: whole nodes of Redis's radix tree),
+// XSETID ENTRIESADDED and RESTORE against a model, checking ranges,
+// lengths and the store's invariants (Check) as it goes. The odd seeds
+// start from a stream an older Cairn wrote: entries without insertion
+// indexes, a 64-byte metadata tail.
 func TestStreamAgainstModel(t *testing.T) {
 	for seed := range uint64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			s, _ := openTestStore(t)
 			rng := rand.New(rand.NewPCG(seed, 99))
-			m := &streamModel{vals: map[StreamID]string{}}
+			node := 2 + rng.IntN(6)
+			m := &streamModel{vals: map[StreamID]string{}, nodes: redisNodes{n: node}}
 			key := []byte("s")
 			if seed%2 == 1 {
 				writeLegacyStream(t, s, key, m, 30+rng.IntN(30))
+				m.legacy = len(m.ids)
 			}
 			for step := range 800 {
 				switch op := rng.IntN(10); {
@@ -52,6 +216,7 @@ func TestStreamAgainstModel(t *testing.T) {
 						return v, err
 					})
 					writeTx(t, s, []string{"s"}, func(tx *Tx) (bool, error) { return tx.WriteValue(0, key, v, 0) })
+					m.restored()
 				case op < 6:
 					id := StreamID{Ms: m.last.Ms + uint64(rng.IntN(3)), Seq: uint64(rng.IntN(4))}
 					v := fmt.Sprint(step)
@@ -77,63 +242,34 @@ func TestStreamAgainstModel(t *testing.T) {
 					m.vals[id] = v
 					m.last = id
 					m.added++
+					m.nodes.add(id)
 				case op < 8 && len(m.ids) > 0:
 					victim := m.ids[rng.IntN(len(m.ids))]
 					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XDel(0, key, []StreamID{victim, victim, {Ms: 1 << 40}})
+						return tx.XDel(0, key, []StreamID{victim, victim, {Ms: 1 << 40}}, int64(node))
 					})
 					if n != 1 {
 						t.Fatalf("step %d: XDEL %s = %d", step, victim, n)
 					}
-					for i, id := range m.ids {
-						if id == victim {
-							m.ids = append(m.ids[:i], m.ids[i+1:]...)
-							break
-						}
-					}
+					m.xdel(victim)
 					if victim.Compare(m.maxDel) > 0 {
 						m.maxDel = victim
 					}
-				case rng.IntN(2) == 0:
-					maxLen := int64(rng.IntN(40))
-					limit := int64(rng.IntN(3) * 10)
-					node := int64(rng.IntN(2) * 5)
-					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: maxLen, Limit: limit, Node: node})
-					})
-					want := max(int64(len(m.ids))-maxLen, 0)
-					if limit > 0 {
-						want = min(want, limit)
-					}
-					if node > 0 {
-						want -= want % node
-					}
-					if n != want {
-						t.Fatalf("step %d: XTRIM MAXLEN %d LIMIT %d node %d = %d, want %d", step, maxLen, limit, node, n, want)
-					}
-					m.ids = m.ids[want:]
 				default:
-					// MINID: an id among or between the entries, or past them.
-					minID := StreamID{Ms: uint64(rng.IntN(int(m.last.Ms) + 3)), Seq: uint64(rng.IntN(4))}
-					limit := int64(rng.IntN(3) * 10)
-					node := int64(rng.IntN(2) * 5)
-					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: minID, Limit: limit, Node: node})
-					})
-					want := int64(0)
-					for want < int64(len(m.ids)) && m.ids[want].Compare(minID) < 0 {
-						want++
+					// MAXLEN, or MINID: an id among or between the
+					// entries, or past them. LIMIT only with ~, as Redis.
+					tr := StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(rng.IntN(40)), Approx: rng.IntN(2) == 0, Node: int64(node)}
+					if rng.IntN(2) == 0 {
+						tr.Strategy, tr.MaxLen = TrimMinID, 0
+						tr.MinID = StreamID{Ms: uint64(rng.IntN(int(m.last.Ms) + 3)), Seq: uint64(rng.IntN(4))}
 					}
-					if limit > 0 {
-						want = min(want, limit)
+					if tr.Approx {
+						tr.Limit = int64(rng.IntN(3) * 7)
 					}
-					if node > 0 {
-						want -= want % node
+					n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XTrim(0, key, &tr) })
+					if want := m.trim(&tr); n != int64(want) {
+						t.Fatalf("step %d: XTRIM %+v = %d, want %d (nodes of %d, legacy %d)", step, tr, n, want, node, m.legacy)
 					}
-					if n != want {
-						t.Fatalf("step %d: XTRIM MINID %s LIMIT %d node %d = %d, want %d", step, minID, limit, node, n, want)
-					}
-					m.ids = m.ids[want:]
 				}
 				if err := Check(s); err != nil {
 					t.Fatalf("step %d: %v", step, err)
@@ -173,10 +309,11 @@ func TestStreamTrimLong(t *testing.T) {
 		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
 			s, _ := openTestStore(t)
 			rng := rand.New(rand.NewPCG(uint64(legacy), 7))
-			m := &streamModel{vals: map[StreamID]string{}}
+			m := &streamModel{vals: map[StreamID]string{}, nodes: redisNodes{n: 7}}
 			key := []byte("s")
 			if legacy > 0 {
 				writeLegacyStream(t, s, key, m, legacy)
+				m.legacy = legacy
 			}
 			writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
 				for i := range 12000 {
@@ -189,49 +326,37 @@ func TestStreamTrimLong(t *testing.T) {
 						return 0, err
 					}
 					m.ids, m.vals[id], m.last = append(m.ids, id), v, id
+					m.nodes.add(id)
 				}
 				return 0, nil
 			})
 			var victims []StreamID
-			keep := m.ids[:0:0]
 			for _, id := range m.ids {
 				if rng.IntN(10) == 0 {
 					victims = append(victims, id)
-				} else {
-					keep = append(keep, id)
 				}
 			}
-			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XDel(0, key, victims) })
-			m.ids = keep
+			writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XDel(0, key, victims, 7) })
+			for _, id := range victims {
+				m.xdel(id)
+			}
 			for round := range 6 {
-				var n int64
-				var want int
+				var tr StreamTrim
 				if round%2 == 0 {
-					maxLen := len(m.ids)/2 + rng.IntN(len(m.ids)/4)
-					want = len(m.ids) - maxLen
-					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(maxLen)})
-					})
+					tr = StreamTrim{Strategy: TrimMaxLen, MaxLen: int64(len(m.ids)/2 + rng.IntN(len(m.ids)/4))}
 				} else {
 					// MINID with a LIMIT or whole nodes: the cut is
 					// stepped back from or bisected to.
 					at := len(m.ids) / 2
-					limit, node := int64(rng.IntN(2)*(at/2+1)), int64(rng.IntN(2)*7)
-					want = at
-					if limit > 0 {
-						want = min(want, int(limit))
+					tr = StreamTrim{Strategy: TrimMinID, MinID: m.ids[at], Node: 7, Approx: rng.IntN(2) == 0}
+					if tr.Approx && rng.IntN(2) == 0 {
+						tr.Limit = int64(at/2 + 1)
 					}
-					if node > 0 {
-						want -= want % int(node)
-					}
-					n = writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) {
-						return tx.XTrim(0, key, &StreamTrim{Strategy: TrimMinID, MinID: m.ids[at], Limit: limit, Node: node})
-					})
 				}
-				if n != int64(want) {
-					t.Fatalf("round %d: trimmed %d, want %d", round, n, want)
+				n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XTrim(0, key, &tr) })
+				if want := m.trim(&tr); n != int64(want) {
+					t.Fatalf("round %d: %+v trimmed %d, want %d", round, tr, n, want)
 				}
-				m.ids = m.ids[want:]
 				if err := Check(s); err != nil {
 					t.Fatalf("round %d: %v", round, err)
 				}
@@ -299,7 +424,7 @@ func TestStreamIndexCheck(t *testing.T) {
 						return 0, err
 					}
 				}
-				return tx.XDel(0, key, []StreamID{{Ms: 3}})
+				return tx.XDel(0, key, []StreamID{{Ms: 3}}, 100)
 			})
 			if err := Check(s); err != nil {
 				t.Fatal(err)
@@ -506,4 +631,97 @@ func TestXAckManyIDs(t *testing.T) {
 	if err := Check(s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStreamApproxTrimNodes: ~ trims remove what Redis 7.0.15 removes,
+// whole radix-tree nodes, the last partly filled one included (the want
+// counts are redis-server's).
+func TestStreamApproxTrimNodes(t *testing.T) {
+	key := []byte("s")
+	add := func(t *testing.T, s *Store, from, to int) {
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int, error) {
+			for i := from; i <= to; i++ {
+				if _, _, _, err := tx.XAdd(0, key, &XAddArgs{ID: StreamID{Ms: uint64(i)}, IDGiven: true, SeqGiven: true, Fields: byteSlices("f", "v")}); err != nil {
+					return 0, err
+				}
+			}
+			return 0, nil
+		})
+	}
+	trim := func(t *testing.T, s *Store, tr StreamTrim, want int64) {
+		t.Helper()
+		if n := writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XTrim(0, key, &tr) }); n != want {
+			t.Errorf("XTRIM %+v removed %d, want %d", tr, n, want)
+		}
+		if err := Check(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xdel := func(t *testing.T, s *Store, node int64, ids ...int) {
+		var sids []StreamID
+		for _, i := range ids {
+			sids = append(sids, StreamID{Ms: uint64(i)})
+		}
+		writeTx(t, s, []string{"s"}, func(tx *Tx) (int64, error) { return tx.XDel(0, key, sids, node) })
+	}
+	maxlen := func(n, node int64, approx bool) StreamTrim {
+		return StreamTrim{Strategy: TrimMaxLen, MaxLen: n, Approx: approx, Node: node}
+	}
+	t.Run("maxlen 0 of a partial node", func(t *testing.T) {
+		s, _ := openTestStore(t)
+		add(t, s, 1, 3)
+		trim(t, s, maxlen(0, 100, true), 3)
+	})
+	t.Run("after exact trims", func(t *testing.T) {
+		// 1,000 entries trimmed exactly to 666 then 555: MAXLEN ~ 444
+		// drops the partial first node (55 entries) only.
+		s, _ := openTestStore(t)
+		add(t, s, 1, 1000)
+		trim(t, s, maxlen(666, 100, false), 334)
+		trim(t, s, maxlen(555, 100, false), 111)
+		trim(t, s, maxlen(444, 100, true), 55)
+	})
+	t.Run("limit", func(t *testing.T) {
+		// Redis's "XADD with LIMIT consecutive calls", nodes of 10.
+		s, _ := openTestStore(t)
+		add(t, s, 1, 100)
+		trim(t, s, StreamTrim{Strategy: TrimMaxLen, MaxLen: 55, Limit: 30, Approx: true, Node: 10}, 30)
+		trim(t, s, StreamTrim{Strategy: TrimMaxLen, MaxLen: 55, Limit: 30, Approx: true, Node: 10}, 10)
+	})
+	t.Run("last node emptied by xdel", func(t *testing.T) {
+		// Nodes of 4: [1-4] [5 6]; XDEL 5 6 drops the last node, so 7 8
+		// 9 10 fill a node of their own and MAXLEN ~ 4 drops [1-4] only.
+		s, _ := openTestStore(t)
+		add(t, s, 1, 6)
+		xdel(t, s, 4, 5, 6)
+		add(t, s, 7, 10)
+		trim(t, s, maxlen(4, 4, true), 4)
+	})
+	t.Run("stream emptied by xdel", func(t *testing.T) {
+		s, _ := openTestStore(t)
+		add(t, s, 1, 3)
+		xdel(t, s, 4, 1, 2, 3)
+		add(t, s, 4, 8)
+		trim(t, s, maxlen(1, 4, true), 4)
+	})
+	t.Run("exact minid keeps an emptied node", func(t *testing.T) {
+		// Nodes of 5: [1 2 3]; XDEL 3; MINID 3 marks 1 and 2 deleted and
+		// keeps the node, whose last id is 3. 4 5 fill it and 6 starts
+		// the next, so MAXLEN ~ 1 drops 4 and 5.
+		s, _ := openTestStore(t)
+		add(t, s, 1, 3)
+		xdel(t, s, 5, 3)
+		trim(t, s, StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: 3}, Node: 5}, 2)
+		add(t, s, 4, 6)
+		trim(t, s, maxlen(1, 5, true), 2)
+	})
+	t.Run("minid on a deleted entry", func(t *testing.T) {
+		// Nodes of 4: [1-4] [5-8]; XDEL 4: MINID ~ 4 keeps the first
+		// node, whose last id is 4.
+		s, _ := openTestStore(t)
+		add(t, s, 1, 8)
+		xdel(t, s, 4, 4)
+		trim(t, s, StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: 4}, Approx: true, Node: 4}, 0)
+		trim(t, s, StreamTrim{Strategy: TrimMinID, MinID: StreamID{Ms: 5}, Approx: true, Node: 4}, 3)
+	})
 }

@@ -715,7 +715,7 @@ func (tx *Tx) meta(db int, key []byte) (encoding.Meta, bool, error) {
 		return encoding.Meta{}, false, err
 	}
 	if !tx.noTouch {
-		tx.s.access.touchMetaKey(mk, tx.NowMs)
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuAccess)
 	}
 	m, err := encoding.DecodeMeta(raw)
 	if err != nil {
@@ -752,6 +752,16 @@ func (tx *Tx) putMeta(db int, key []byte, m *encoding.Meta) error {
 	mk, raw, found, err := tx.rawMeta(pdb, key)
 	if err != nil {
 		return err
+	}
+	// A write is a use of the key (OBJECT IDLETIME), read first or not,
+	// as Redis's new object or lookupKeyWrite; a key created is new
+	// even for a client that asked not to touch keys.
+	// For LFU a new key starts its counter; an existing one counted at
+	// the command's lookup, as Redis's lookupKeyWrite.
+	if !found {
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuCreated)
+	} else if !tx.noTouch {
+		tx.s.access.touchMetaKey(mk, tx.NowMs, lfuNone)
 	}
 	var old *encoding.Meta
 	if found {

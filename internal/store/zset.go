@@ -1902,7 +1902,7 @@ func (tx *Tx) zmetaFromAny(r engine.Reader, db int, key []byte) (encoding.Meta, 
 func (tx *Tx) zmetaThrough(r engine.Reader, unread engine.Snapshot, db int, key []byte) (encoding.Meta, bool, error) {
 	tx.keyBuf = encoding.AppendMetaKey(tx.keyBuf[:0], tx.s.phys(db), key)
 	mk := tx.keyBuf
-	tx.s.access.touchMetaKey(mk, tx.NowMs)
+	tx.s.access.touchMetaKey(mk, tx.NowMs, lfuAccess)
 	var raw []byte
 	var err error
 	cached := false
