@@ -178,7 +178,7 @@ func TestBlockingReplyToSlowClientKeepsNoLocks(t *testing.T) {
 	slow.write(wireCmd("BLMPOP", "0", "1", "biglist", "LEFT", "COUNT", "3000"))
 	// The 30 MB reply cannot fit the socket buffers of a client that reads
 	// nothing; the push must still go through.
-	waitUntil(t, 5*time.Second, "the list is emptied", func() bool { return c.Exists(ctx, "biglist").Val() == 0 })
+	waitUntil(t, 15*time.Second, "the list is emptied", func() bool { return c.Exists(ctx, "biglist").Val() == 0 })
 	if err := c.LPush(ctx, "biglist", "y").Err(); err != nil {
 		t.Fatalf("LPUSH while the pop's reply is pending: %v", err)
 	}
