@@ -351,9 +351,10 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	ctx = runCtx(ctx)
 	limit := v.e.memoryLimit()
 	var overLimit func() bool
+	stopped := func() bool { return false }
 	if limit > 0 {
 		var done func() uint64
-		ctx, overLimit, done = v.e.mem.watch(ctx, limit)
+		ctx, overLimit, stopped, done = v.e.mem.watch(ctx, limit)
 		defer func() {
 			if grown := done(); grown >= min(bigRun, uint64(limit)/2) {
 				// Stale slots of the state's stacks may still hold what
@@ -386,7 +387,7 @@ func (v *vm) execute(ctx context.Context, h Host, name string, fn *lua.LFunction
 	}
 	if perr != nil {
 		info := errorInfo(perr)
-		if context.Cause(ctx) == errMemory {
+		if stopped() {
 			w.Error(memoryReply(limit) + info.suffix(name))
 			return nil
 		}

@@ -357,6 +357,7 @@ func (x *ctx) runScript(run *scriptRun, ro bool, keys [][]byte, exec func(ctx co
 		db := x.db()
 		g.db = &db
 		runCtx, cancel := context.WithCancel(context.Background())
+		runCtx = script.WithRunCancel(runCtx, cancel)
 		run.wrote.Store(false)
 		s.runs.add(run, cancel)
 		h := newScriptHost(g, run)
@@ -407,6 +408,7 @@ func (x *ctx) runNestedScript(outer *group, run *scriptRun, kind groupKind, keys
 	w := x.w
 	mark := w.Buffered()
 	runCtx, cancel := context.WithCancel(context.Background())
+	runCtx = script.WithRunCancel(runCtx, cancel)
 	s.runs.add(run, cancel)
 	h := newScriptHost(inner, run)
 	err := exec(runCtx, h, w)
