@@ -166,17 +166,22 @@ func (r *scriptRuns) remove(run *scriptRun) {
 	r.count.Add(-1)
 }
 
-// oldest returns the run that started first, or nil, with its start and
-// cancel as they were while it was registered.
-func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.CancelFunc) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// oldestLocked is the run that started first, or nil; r.mu is held.
+func (r *scriptRuns) oldestLocked() (o *scriptRun) {
 	for run := range r.runs {
 		if o == nil || run.start.Before(o.start) {
 			o = run
 		}
 	}
-	if o == nil {
+	return o
+}
+
+// oldest returns the run that started first, or nil, with its start and
+// cancel as they were while it was registered.
+func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o = r.oldestLocked(); o == nil {
 		return nil, time.Time{}, nil
 	}
 	return o, o.start, o.cancel
@@ -187,12 +192,7 @@ func (r *scriptRuns) oldest() (o *scriptRun, start time.Time, cancel context.Can
 func (r *scriptRuns) oldestCommand() (o *scriptRun, start time.Time, command [][]byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for run := range r.runs {
-		if o == nil || run.start.Before(o.start) {
-			o = run
-		}
-	}
-	if o == nil {
+	if o = r.oldestLocked(); o == nil {
 		return nil, time.Time{}, nil
 	}
 	command = make([][]byte, len(o.command))

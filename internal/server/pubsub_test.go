@@ -746,18 +746,5 @@ func TestClientReplyKeepsSubscriptionConfirmations(t *testing.T) {
 		"RESP2": steps,
 		"RESP3": append(append([]trackingStep{a("HELLO", "3")}, steps...), append([]trackingStep{a("HELLO", "3")}, self...)...),
 	}
-	for name, steps := range scripts {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := redistest.Start(t)
-			ts := startServer(t)
-			want := runTrackingScript(t, r.Addr(), steps)
-			got := runTrackingScript(t, ts.addr, steps)
-			for i := range want {
-				if want[i] != got[i] {
-					t.Errorf("Redis: %s\nCairn: %s", want[i], got[i])
-				}
-			}
-		})
-	}
+	compareTrackingScripts(t, scripts)
 }

@@ -270,6 +270,13 @@ func TestTrackingMatchesRedis(t *testing.T) {
 			{"b", []string{"MSET", "k3", "1", "k4", "2"}},
 		},
 	}
+	compareTrackingScripts(t, scripts)
+}
+
+// compareTrackingScripts runs each named script of steps on a real Redis
+// and on Cairn, in parallel subtests, and reports every step whose
+// replies and pushes differ.
+func compareTrackingScripts(t *testing.T, scripts map[string][]trackingStep) {
 	for name, steps := range scripts {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
